@@ -1,0 +1,1 @@
+"""Adapters that let existing tools (GoGui, gogui-twogtp, cutegames) run gtpgames."""

@@ -1,0 +1,57 @@
+"""Players: injected strategies that choose a move from a state under a limit.
+
+A player never writes to stdout and never changes the game it is given.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+import random
+from typing import Any
+
+from engine.core import Game
+
+
+@dataclasses.dataclass(frozen=True)
+class Limit:
+    """How much a player may think: seconds and/or playouts (``None`` means no bound)."""
+
+    time: float | None = None
+    playouts: int | None = None
+
+
+class Player(abc.ABC):
+    """Chooses a move for the side to move."""
+
+    name: str = "player"
+
+    def __init__(self, rng: random.Random | None = None) -> None:
+        self.rng = rng if rng is not None else random.Random()
+
+    @abc.abstractmethod
+    def choose_move(self, game: Game[Any], limit: Limit) -> Any:
+        """A legal move for ``game.to_move``; ``game`` must not be over."""
+
+    def seed(self, seed: int | None) -> None:
+        self.rng = random.Random(seed)
+
+
+class RandomPlayer(Player):
+    """Plays a random legal move (uniform unless the game samples turns specially)."""
+
+    name = "random"
+
+    def choose_move(self, game: Game[Any], limit: Limit) -> Any:
+        return game.random_move(self.rng)
+
+
+PLAYERS: dict[str, type[Player]] = {"random": RandomPlayer}
+
+
+def make_player(name: str, seed: int | None = None) -> Player:
+    """A player by name, with a seeded RNG."""
+    cls = PLAYERS.get(name.lower())
+    if cls is None:
+        raise ValueError(f"unknown player {name!r} (players: {', '.join(PLAYERS)})")
+    return cls(random.Random(seed))

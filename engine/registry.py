@@ -1,0 +1,60 @@
+"""The registry of games: find a game class by name.
+
+Games are listed here by module path and imported on first use, so that looking up one game
+does not import the others.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from engine.core import Game, GameError
+
+#: Registry name -> "module:Class". Every rules core of the suite is listed here.
+GAMES: dict[str, str] = {
+    "brique": "engine.brique:Brique",
+    "trisq": "engine.trisq:Trisq",
+    "flicker": "engine.flicker:Flicker",
+    "brax": "engine.brax:Brax",
+    "bricka": "engine.bricka:Bricka",
+}
+
+
+class UnknownGameError(GameError):
+    """No game of that name."""
+
+
+def available_games() -> list[str]:
+    """Names of the games whose rules core is importable, in registry order."""
+    names = []
+    for name in GAMES:
+        try:
+            game_class(name)
+        except UnknownGameError:
+            continue
+        names.append(name)
+    return names
+
+
+def game_class(name: str) -> type[Game[Any]]:
+    """The class registered as ``name`` (case-insensitive)."""
+    target = GAMES.get(name.lower())
+    if target is None:
+        raise UnknownGameError(
+            f"unknown game {name!r} (games: {', '.join(GAMES)})"
+        )
+    module_name, _, class_name = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        if error.name != module_name:
+            raise
+        raise UnknownGameError(f"game {name!r} is not available in this build") from None
+    cls: type[Game[Any]] = getattr(module, class_name)
+    return cls
+
+
+def new_game(name: str, **options: object) -> Game[Any]:
+    """A new game of ``name`` with validated options."""
+    return game_class(name)(**options)

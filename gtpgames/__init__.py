@@ -1,0 +1,1 @@
+"""gtpgames: the command-line front end (``gtpgames`` and ``python -m gtpgames``)."""
