@@ -230,7 +230,8 @@ class Game(abc.ABC, Generic[Move]):
 
     @abc.abstractmethod
     def illegal_reason(self, move: Move) -> str | None:
-        """``None`` if ``move`` is legal now, else a short reason (``c3 is occupied``)."""
+        """``None`` if ``move`` is legal now, else a short reason that names the move
+        (``c3 is occupied``); the protocol answers it as ``illegal move: <reason>``."""
 
     @abc.abstractmethod
     def board_text(self, notation: Notation = "gtp") -> str:
@@ -249,20 +250,27 @@ class Game(abc.ABC, Generic[Move]):
     def is_legal(self, move: Move) -> bool:
         return self.illegal_reason(move) is None
 
-    def check_move(self, move: Move, notation: Notation = "gtp") -> None:
-        """Raise :class:`IllegalMoveError` naming the move and the reason if it is illegal."""
+    def check_move(self, move: Move) -> None:
+        """Raise :class:`IllegalMoveError` with the reason (which names the move) if ``move``
+        is illegal now."""
         if self.is_over():
             raise IllegalMoveError("game over")
         reason = self.illegal_reason(move)
         if reason is not None:
-            raise IllegalMoveError(f"{self.format_move(move, notation)}: {reason}")
+            raise IllegalMoveError(reason)
+
+    def listed_moves(self) -> list[Move]:
+        """The legal moves as the protocol lists them: each turn once, in canonical form,
+        without variants that differ only by an annotation (Brax's ``!`` calls). The
+        default is :meth:`legal_moves`."""
+        return self.legal_moves()
 
     def play_text(self, token: str, notation: Notation = "gtp") -> Move:
         """Parse, validate and play a token; the state is unchanged if this raises."""
         if self.is_over():
             raise IllegalMoveError("game over")
         move = self.parse_move(token, notation)
-        self.check_move(move, notation)
+        self.check_move(move)
         self.play(move)
         return move
 

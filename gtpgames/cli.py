@@ -1,0 +1,85 @@
+"""The ``gtpgames`` command line (typer): a thin shell that parses options, finds the game,
+builds the session and runs it. Nothing but protocol responses goes to stdout in ``gtp``."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+app = typer.Typer(
+    help="Exact rules engines for Brique, Trisq, Flicker, Brax and Bricka, spoken over GTP.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+
+def _fail(message: str) -> None:
+    typer.echo(f"gtpgames: {message}", err=True)
+    raise typer.Exit(2)
+
+
+@app.command()
+def gtp(
+    game: Annotated[str, typer.Argument(help="Game name (see `gtpgames games`).")],
+    size: Annotated[Optional[int], typer.Option(help="Board size, where the game has one.")] = None,  # noqa: UP007
+    option: Annotated[
+        Optional[list[str]],  # noqa: UP007
+        typer.Option("--option", "-o", help="Game option KEY=VALUE (repeatable)."),
+    ] = None,
+    player: Annotated[str, typer.Option(help="Player used by genmove.")] = "random",
+    seed: Annotated[Optional[int], typer.Option(help="Seed of the player's RNG.")] = None,  # noqa: UP007
+    notation: Annotated[
+        Optional[str],  # noqa: UP007
+        typer.Option(help="Coordinates in and out: gtp (letters skip i) or native."),
+    ] = None,
+    time: Annotated[
+        Optional[float], typer.Option("--time", help="Seconds per genmove.")  # noqa: UP007
+    ] = None,
+    playouts: Annotated[
+        Optional[int], typer.Option(help="Playouts per genmove (search players).")  # noqa: UP007
+    ] = None,
+) -> None:
+    """Run a GTP version 2 engine for GAME on stdin/stdout."""
+    from engine.core import GameError
+    from engine.notation import check_notation
+    from engine.players import Limit, make_player
+    from engine.registry import new_game
+    from protocol.server import build_engine
+
+    options: dict[str, object] = {}
+    for item in option or []:
+        key, sep, value = item.partition("=")
+        if not sep:
+            _fail(f"--option expects KEY=VALUE, got {item!r}")
+        options[key] = value
+    if size is not None:
+        options["size"] = size
+    try:
+        the_game = new_game(game, **options)
+        chosen = check_notation(notation) if notation else None
+        the_player = make_player(player, seed)
+    except (GameError, ValueError) as error:
+        _fail(str(error))
+        return
+    engine, _ = build_engine(the_game, the_player, chosen, Limit(time=time, playouts=playouts))
+    engine.serve(sys.stdin.buffer, sys.stdout.buffer)
+
+
+@app.command()
+def games() -> None:
+    """List the games with their options and defaults."""
+    from engine.registry import GAMES, UnknownGameError, game_class
+
+    for name in GAMES:
+        try:
+            cls = game_class(name)
+        except UnknownGameError:
+            continue
+        options = " ".join(spec.describe() for spec in cls.OPTIONS) or "(no options)"
+        typer.echo(f"{name:8} {cls.title:8} {options}")
+
+
+def main() -> None:
+    app()

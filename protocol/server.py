@@ -1,0 +1,25 @@
+"""Builds a complete GTP engine for one game: dispatcher plus the game session's commands."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.core import Game
+from engine.notation import Notation
+from engine.players import Limit, Player
+from protocol.engine import GtpEngine
+from protocol.session import GameSession
+
+VERSION = "0.1.0"
+
+
+def build_engine(
+    game: Game[Any],
+    player: Player,
+    notation: Notation | None = None,
+    limit: Limit | None = None,
+) -> tuple[GtpEngine, GameSession]:
+    engine = GtpEngine("gtpgames", VERSION)
+    session = GameSession(game, player, notation, limit)
+    engine.add_commands(session.handlers())
+    return engine, session

@@ -1,0 +1,320 @@
+"""The stateful GTP command set: one game, a player, the clock, and the gtpgames extensions.
+
+Standard commands follow GTP 2 (Farnebäck, draft 2); the ``gtpgames-`` extensions are
+documented in docs/protocol.md. Every handler checks its arguments before it changes anything,
+so a failure leaves the session as it was.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+from engine.clock import PlayerClock, TimeControl
+from engine.core import Game, GameError, MoveSyntaxError
+from engine.notation import Notation, check_notation
+from engine.players import Limit, Player
+from engine.registry import GAMES, UnknownGameError, game_class, new_game
+from protocol import args as arg
+from protocol.engine import Handler
+from protocol.gtp import GtpError
+
+
+def natural_key(token: str) -> tuple[Any, ...]:
+    """Sort key that orders ``a2`` before ``a10``."""
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", token))
+
+
+def parse_option_pairs(items: tuple[str, ...]) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key or not value:
+            raise GtpError(f"syntax error: expected KEY=VALUE, got {item!r}")
+        options[key.lower()] = value
+    return options
+
+
+def describe_game(game: Game[Any]) -> str:
+    specs = {spec.name: spec for spec in game.OPTIONS}
+    parts = [game.name] + [f"{k}={specs[k].format(v)}" for k, v in game.options.items()]
+    return " ".join(parts)
+
+
+class GameSession:
+    """The game being played over GTP, with its player, notation and clocks."""
+
+    def __init__(
+        self,
+        game: Game[Any],
+        player: Player,
+        notation: Notation | None = None,
+        limit: Limit | None = None,
+    ) -> None:
+        self.game = game
+        self.player = player
+        self.notation: Notation = notation or game.DEFAULT_NOTATION
+        self.limit = limit or Limit()
+        self.komi = 0.0
+        self.time_control = TimeControl()
+        self.clocks: dict[int, PlayerClock] = {}
+
+    # ------------------------------------------------------------------ helpers
+
+    def handlers(self) -> dict[str, Handler]:
+        return {
+            "boardsize": self.boardsize,
+            "clear_board": self.clear_board,
+            "komi": self.set_komi,
+            "play": self.play,
+            "genmove": self.genmove,
+            "reg_genmove": self.reg_genmove,
+            "undo": self.undo,
+            "showboard": self.showboard,
+            "final_score": self.final_score,
+            "time_settings": self.time_settings,
+            "time_left": self.time_left,
+            "kgs-time_settings": self.kgs_time_settings,
+            "gtpgames-game": self.select_game,
+            "gtpgames-games": self.list_games,
+            "gtpgames-option": self.set_option,
+            "gtpgames-notation": self.set_notation,
+            "gtpgames-legal_moves": self.legal_moves,
+            "gtpgames-perft": self.perft,
+            "gtpgames-result": self.result,
+        }
+
+    def color(self, token: str) -> int:
+        try:
+            return self.game.parse_color(token)
+        except GameError:
+            raise GtpError(f"syntax error: invalid color {token!r}") from None
+
+    def replace_game(self, game: Game[Any]) -> None:
+        """Start a new game (a new board); clocks are reset to the time control."""
+        self.game = game
+        self.clocks = {}
+
+    def turn_check(self, player: int) -> None:
+        if player != self.game.to_move:
+            raise GtpError(
+                f"illegal move: {self.game.color_name(player)} is not to move "
+                f"({self.game.color_name(self.game.to_move)} is)"
+            )
+
+    def choose(self, player: int) -> str | None:
+        """The token the player would play for ``player``; ``None`` means resign."""
+        if self.game.is_over():
+            return None
+        self.turn_check(player)
+        limit = self.limit
+        budget = self.time_control.budget(self.clocks.get(player))
+        if budget is not None and (limit.time is None or budget < limit.time):
+            limit = Limit(time=budget, playouts=limit.playouts)
+        move = self.player.choose_move(self.game.copy(), limit)
+        return self.game.format_move(move, self.notation)
+
+    # ------------------------------------------------------------- GTP standard
+
+    def boardsize(self, args: tuple[str, ...]) -> str:
+        arg.count(args, 1, usage="boardsize SIZE")
+        size = arg.integer(args[0], "board size")
+        if any(spec.name == "size" for spec in self.game.OPTIONS):
+            try:
+                game = type(self.game)(**{**self.game.options, "size": size})
+            except GameError as error:
+                raise GtpError(f"unacceptable size: {error}") from None
+        elif size == self.game.board_size:
+            game = self.game.new_game()
+        else:
+            raise GtpError(
+                f"unacceptable size: {size} ({self.game.name} is played on "
+                f"{self.game.board_size} only)"
+            )
+        self.replace_game(game)
+        return ""
+
+    def clear_board(self, args: tuple[str, ...]) -> str:
+        arg.count(args, 0)
+        self.replace_game(self.game.new_game())
+        return ""
+
+    def set_komi(self, args: tuple[str, ...]) -> str:
+        arg.count(args, 1, usage="komi VALUE")
+        self.komi = arg.number(args[0], "komi")
+        return ""
+
+    def play(self, args: tuple[str, ...]) -> str:
+        arg.count(args, 2, usage="play COLOR MOVE")
+        player = self.color(args[0])
+        if self.game.is_over():
+            raise GtpError("illegal move: game over")
+        self.turn_check(player)
+        try:
+            self.game.play_text(args[1], self.notation)
+        except MoveSyntaxError as error:
+            raise GtpError(f"syntax error: {error}") from None
+        except GameError as error:
+            raise GtpError(f"illegal move: {error}") from None
+        return ""
+
+    def genmove(self, args: tuple[str, ...]) -> str:
+        arg.count(args, 1, usage="genmove COLOR")
+        player = self.color(args[0])
+        start = time.monotonic()
+        token = self.choose(player)
+        if token is None:
+            return "resign"
+        self.game.play_text(token, self.notation)
+        clock = self.clocks.get(player)
+        if clock is not None:
+            clock.seconds = max(0.0, clock.seconds - (time.monotonic() - start))
+        return token
+
+    def reg_genmove(self, args: tuple[str, ...]) -> str:
+        arg.count(args, 1, usage="reg_genmove COLOR")
+        token = self.choose(self.color(args[0]))
+        return "resign" if token is None else token
+
+    def undo(self, args: tuple[str, ...]) -> str:
+        arg.count(args, 0)
+        if not self.game.history:
+            raise GtpError("cannot undo: no move to take back")
+        self.game.undo()
+        return ""
+
+    def showboard(self, args: tuple[str, ...]) -> str:
+        arg.count(args, 0)
+        outcome = self.game.outcome()
+        if outcome is None:
+            status = f"{self.game.color_name(self.game.to_move)} to move"
+        else:
+            status = f"game over: {self.result_text()}"
+        return f"\n{self.game.board_text(self.notation)}\n{status}"
+
+    def final_score(self, args: tuple[str, ...]) -> str:
+        arg.count(args, 0)
+        outcome = self.game.outcome()
+        if outcome is None:
+            raise GtpError("cannot score: the game is not over")
+        if outcome.winner is None:
+            return "0"
+        return "B+" if outcome.winner == 0 else "W+"
+
+    def time_settings(self, args: tuple[str, ...]) -> str:
+        arg.count(args, 3, usage="time_settings MAIN BYO_YOMI_TIME BYO_YOMI_STONES")
+        main = arg.integer(args[0], "main time", 0)
+        period = arg.integer(args[1], "byo-yomi time", 0)
+        stones = arg.integer(args[2], "byo-yomi stones", 0)
+        if period > 0 and stones == 0:
+            control = TimeControl("none")
+        elif period == 0 and stones == 0:
+            control = TimeControl("absolute", main)
+        else:
+            control = TimeControl("canadian", main, period, stones)
+        self.time_control = control
+        self.clocks = {}
+        return ""
+
+    def kgs_time_settings(self, args: tuple[str, ...]) -> str:
+        if not args:
+            raise GtpError("syntax error: expected none, absolute, byoyomi or canadian")
+        kind = args[0].lower()
+        if kind == "none":
+            arg.count(args, 1, usage="kgs-time_settings none")
+            control = TimeControl("none")
+        elif kind == "absolute":
+            arg.count(args, 2, usage="kgs-time_settings absolute MAIN")
+            control = TimeControl("absolute", arg.integer(args[1], "main time", 0))
+        elif kind in ("byoyomi", "canadian"):
+            arg.count(args, 4, usage=f"kgs-time_settings {kind} MAIN PERIOD_TIME COUNT")
+            control = TimeControl(
+                "byoyomi" if kind == "byoyomi" else "canadian",
+                arg.integer(args[1], "main time", 0),
+                arg.integer(args[2], "period time", 0),
+                arg.integer(args[3], "periods" if kind == "byoyomi" else "stones", 0),
+            )
+        else:
+            raise GtpError(f"syntax error: unknown time system {args[0]!r}")
+        self.time_control = control
+        self.clocks = {}
+        return ""
+
+    def time_left(self, args: tuple[str, ...]) -> str:
+        arg.count(args, 3, usage="time_left COLOR TIME STONES")
+        player = self.color(args[0])
+        seconds = arg.number(args[1], "time", 0)
+        stones = arg.integer(args[2], "stones", 0)
+        self.clocks[player] = PlayerClock(seconds, stones)
+        return ""
+
+    # ---------------------------------------------------------- gtpgames- extensions
+
+    def select_game(self, args: tuple[str, ...]) -> str:
+        if not args:
+            return describe_game(self.game)
+        options = parse_option_pairs(args[1:])
+        try:
+            game = new_game(args[0], **options)
+        except UnknownGameError as error:
+            raise GtpError(str(error)) from None
+        except GameError as error:
+            raise GtpError(f"syntax error: {error}") from None
+        self.replace_game(game)
+        self.notation = game.DEFAULT_NOTATION
+        return describe_game(game)
+
+    def list_games(self, args: tuple[str, ...]) -> str:
+        arg.count(args, 0)
+        lines = []
+        for name in GAMES:
+            try:
+                cls = game_class(name)
+            except UnknownGameError:
+                continue
+            options = " ".join(spec.describe() for spec in cls.OPTIONS) or "(no options)"
+            lines.append(f"{name} {options}")
+        return "\n".join(lines)
+
+    def set_option(self, args: tuple[str, ...]) -> str:
+        arg.count(args, 2, usage="gtpgames-option KEY VALUE")
+        key = args[0].lower()
+        if key == "notation":
+            return self.set_notation(args[1:])
+        try:
+            game = type(self.game)(**{**self.game.options, key: args[1]})
+        except GameError as error:
+            raise GtpError(f"syntax error: {error}") from None
+        self.replace_game(game)
+        return describe_game(game)
+
+    def set_notation(self, args: tuple[str, ...]) -> str:
+        arg.count(args, 0, 1, usage="gtpgames-notation [gtp|native]")
+        if args:
+            try:
+                self.notation = check_notation(args[0])
+            except ValueError as error:
+                raise GtpError(f"syntax error: {error}") from None
+        return self.notation
+
+    def legal_moves(self, args: tuple[str, ...]) -> str:
+        arg.count(args, 0)
+        tokens = {self.game.format_move(m, self.notation) for m in self.game.listed_moves()}
+        return " ".join(sorted(tokens, key=natural_key))
+
+    def perft(self, args: tuple[str, ...]) -> str:
+        arg.count(args, 1, usage="gtpgames-perft DEPTH")
+        depth = arg.integer(args[0], "depth", 0, 64)
+        return str(self.game.copy().perft(depth))
+
+    def result_text(self) -> str:
+        outcome = self.game.outcome()
+        if outcome is None:
+            return "none game in progress"
+        who = "draw" if outcome.winner is None else self.game.side_names[outcome.winner]
+        return f"{who} {outcome.reason}"
+
+    def result(self, args: tuple[str, ...]) -> str:
+        arg.count(args, 0)
+        return self.result_text()
