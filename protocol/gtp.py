@@ -5,7 +5,8 @@ No I/O and no state here. Section 2 of the spec:
 * control characters other than HT and LF are removed (CR included), everything from ``#`` to
   the end of the line is a comment, HT becomes a space, and a line left empty or blank is
   ignored (it gets no response);
-* a command is ``[id] command_name [arguments]`` where the optional id is an unsigned integer;
+* a command is ``[id] command_name [arguments]`` where the optional id is an unsigned integer,
+  echoed in decimal without leading zeros (``011`` is echoed as ``11``, as GNU Go does);
 * a response is ``=`` or ``?``, the id if the command had one, a space, the text, and ends with
   exactly one empty line (two newlines); a multi-line response never contains an empty line.
 """
@@ -45,7 +46,7 @@ def parse_command(line: str) -> Command:
     words = line.split()
     command_id: str | None = None
     if words and words[0].isdigit() and words[0].isascii():
-        command_id = words.pop(0)
+        command_id = str(int(words.pop(0)))
     if not words:
         return Command(command_id, "", ())
     return Command(command_id, words[0], tuple(words[1:]))

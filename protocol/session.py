@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 from engine.clock import PlayerClock, TimeControl
-from engine.core import Game, GameError, MoveSyntaxError
+from engine.core import Game, GameError
 from engine.notation import Notation, check_notation
 from engine.players import Limit, Player
 from engine.registry import GAMES, UnknownGameError, game_class, new_game
@@ -150,13 +150,16 @@ class GameSession:
         player = self.color(args[0])
         if self.game.is_over():
             raise GtpError("illegal move: game over")
+        try:
+            move = self.game.parse_move(args[1], self.notation)
+        except GameError as error:
+            raise GtpError(f"syntax error: {error}") from None
         self.turn_check(player)
         try:
-            self.game.play_text(args[1], self.notation)
-        except MoveSyntaxError as error:
-            raise GtpError(f"syntax error: {error}") from None
+            self.game.check_move(move)
         except GameError as error:
             raise GtpError(f"illegal move: {error}") from None
+        self.game.play(move)
         return ""
 
     def genmove(self, args: tuple[str, ...]) -> str:

@@ -44,6 +44,7 @@ def test_preprocess(line: str, expected: str | None) -> None:
         ("x3 name", Command(None, "x3", ("name",))),
         ("-3 name", Command(None, "-3", ("name",))),
         ("7", Command("7", "", ())),
+        ("011 name", Command("11", "name", ())),
         ("\u0663 name", Command(None, "\u0663", ("name",))),
     ],
 )
