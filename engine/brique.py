@@ -276,7 +276,8 @@ class Brique(Game[BriqueMove]):
 
     def board_text(self, notation: Notation = "gtp") -> str:
         """The board, top row first: ``X`` Black, ``O`` White, ``.`` an empty light square,
-        ``:`` an empty dark square; a legend and the side to move (or the result) follow."""
+        ``:`` an empty dark square; a legend line follows (the GTP session adds who is to
+        move)."""
         n = self.n
         cells = self._cells
         light = self.geo.light
@@ -292,10 +293,6 @@ class Brique(Game[BriqueMove]):
 
         last = column_letter(n - 1, notation)
         legend = [f"X Black (rows 1-{n})  O White (columns a-{last})  . light  : dark"]
-        if self._winner is not None:
-            legend.append(f"{'Black' if self._winner == BLACK else 'White'} has won")
-        else:
-            legend.append(f"{'Black' if self._to_move == BLACK else 'White'} to move")
         return diagram(n, n, cell, notation, legend)
 
     # ------------------------------------------------------------------------ search aids
