@@ -24,7 +24,6 @@ from engine.bricka_board import (
     CELLS_OF,
     GRID,
     INDEX,
-    LABELS,
     NEIGHBOURS,
     PAIR_NAMES,
     POINTS,
@@ -132,14 +131,14 @@ class Bricka(Game[BrickaMove]):
                 return "pass is only allowed when every free intersection is blocked"
             return None
         if not 0 <= move < _N:
-            return "not an intersection of the Bricka board"
+            return f"{move} is not an intersection of the Bricka board"
         if self._board[move] != EMPTY:
-            return "the intersection is occupied"
+            return f"{_point_name(move)} is occupied"
         last = self.last_placement()
         if last is not None and _BLOCKED_FLAGS[last][move]:
             return (
-                f"the intersection is blocked (it shares a cell with {LABELS[last]}, "
-                "the previous placement)"
+                f"{_point_name(move)} is blocked: it shares a cell with {_point_name(last)}, "
+                "the previous placement"
             )
         return None
 
@@ -414,6 +413,14 @@ class Bricka(Game[BrickaMove]):
                 )
             last = p
             to_move = 1 - mover
+
+
+def _point_name(point: int) -> str:
+    """The published label of ``point``, with its gtp name where that differs (reasons
+    are read in either notation)."""
+    f, r = POINTS[point]
+    native, gtp = format_point(f, r, "native"), format_point(f, r, "gtp")
+    return native if native == gtp else f"{native} (gtp {gtp})"
 
 
 def _count_outcome(black: int, white: int, when: str) -> Outcome:
