@@ -8,9 +8,13 @@ exception answers ``? internal error`` with the traceback on stderr; the session
 
 from __future__ import annotations
 
+import io
+import os
+import queue
 import sys
+import threading
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import IO
 
 from protocol.gtp import Command, GtpError, format_response, parse_command, preprocess
@@ -26,6 +30,10 @@ class GtpEngine:
         self.version = version
         self.log = log if log is not None else sys.stderr
         self.quit_requested = False
+        #: Set when an ``# interrupt`` line arrives (GoGui's interrupt) or when any other
+        #: command line arrives while one is running; long commands poll :meth:`should_stop`.
+        self.interrupt = threading.Event()
+        self._lines: queue.Queue[bytes | None] = queue.Queue()
         self.handlers: dict[str, Handler] = {
             "protocol_version": lambda args: "2",
             "name": lambda args: self.name,
@@ -72,10 +80,33 @@ class GtpEngine:
         success, body = self.run_command(command)
         return format_response(command.id, success, body)
 
+    def should_stop(self) -> bool:
+        """Whether a running command (search, analysis) should stop now: GoGui sent
+        ``# interrupt``, or the next command is waiting."""
+        return self.interrupt.is_set()
+
+    def _read(self, stdin: IO[bytes]) -> None:
+        for raw in input_lines(stdin):
+            if raw.strip() == b"# interrupt":
+                self.interrupt.set()
+                continue
+            self._lines.put(raw)
+            # after the put: serve() clears the flag only when it finds the queue empty
+            if preprocess(raw.decode("utf-8", errors="replace")) is not None:
+                self.interrupt.set()
+        self._lines.put(None)
+
     def serve(self, stdin: IO[bytes], stdout: IO[bytes]) -> None:
         """Read commands until ``quit`` or end of input, writing only framed responses to
-        ``stdout`` and flushing after each one."""
-        for raw in stdin:
+        ``stdout`` and flushing after each one.
+
+        A reader thread takes the lines off ``stdin`` as they arrive, so that a running
+        command can see that it is interrupted (:meth:`should_stop`)."""
+        reader = threading.Thread(target=self._read, args=(stdin,), daemon=True)
+        reader.start()
+        while (raw := self._lines.get()) is not None:
+            if self._lines.empty():
+                self.interrupt.clear()
             line = raw.decode("utf-8", errors="replace").rstrip("\n")
             response = self.handle_line(line)
             if response is None:
@@ -84,3 +115,25 @@ class GtpEngine:
             stdout.flush()
             if self.quit_requested:
                 break
+
+
+def input_lines(stdin: IO[bytes]) -> Iterator[bytes]:
+    """The lines of ``stdin`` as they arrive. A real file descriptor is read with
+    ``os.read``, not through the buffered reader: a daemon thread blocked inside a buffered
+    read would hold its lock and abort the interpreter at exit."""
+    try:
+        fd = stdin.fileno()
+    except (OSError, AttributeError, io.UnsupportedOperation):
+        yield from stdin
+        return
+    pending = bytearray()
+    while chunk := os.read(fd, 65536):
+        start = len(pending)
+        pending += chunk
+        end = pending.find(b"\n", start)
+        while end >= 0:
+            yield bytes(pending[: end + 1])
+            del pending[: end + 1]
+            end = pending.find(b"\n")
+    if pending:
+        yield bytes(pending)

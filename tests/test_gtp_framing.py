@@ -133,3 +133,35 @@ def test_serve_survives_binary_junk() -> None:
     assert out == (
         b"? unknown command: " + junk + b"name\n\n? unknown command: " + junk + b"\n\n=2 9.9\n\n"
     )
+
+
+def spinning_engine() -> GtpEngine:
+    """An engine whose ``spin`` command runs until it is interrupted (at most 10 s)."""
+    import time
+
+    gtp = engine()
+
+    def spin(args: tuple[str, ...]) -> str:
+        deadline = time.monotonic() + 10
+        while not gtp.should_stop():
+            if time.monotonic() > deadline:
+                return "not interrupted"
+            time.sleep(0.001)
+        return "interrupted"
+
+    gtp.add_commands({"spin": spin})
+    return gtp
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        # GoGui's interrupt: a "# interrupt" line stops the running command and gets no
+        # response of its own
+        (b"1 spin\n# interrupt\n2 name\n", b"=1 interrupted\n\n=2 testengine\n\n"),
+        # the next command arriving stops a running one (analysis "until the next command")
+        (b"1 spin\n2 name\n", b"=1 interrupted\n\n=2 testengine\n\n"),
+    ],
+)
+def test_running_command_sees_interrupts(data: bytes, expected: bytes) -> None:
+    assert serve_bytes(spinning_engine(), data) == expected
