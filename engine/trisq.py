@@ -308,7 +308,7 @@ class Trisq(Game[TrisqMove]):
                     o = find(other)
                     if o != root:
                         parent[o] = root
-            bits = touches[slot]
+            bits = touches[slot] & GOALS[mover]
             for bit, node in edge_node.items():
                 if bits & bit:
                     o = find(node)
@@ -395,18 +395,26 @@ class Trisq(Game[TrisqMove]):
     def _connects(self, move: TrisqMove, mover: int) -> bool:
         """Whether the chains through the pieces just placed join the mover's edges."""
         col = self._col
-        seen = set(move)
-        stack = list(move)
-        bits = 0
+        touches = self._touches
+        edge_adj = self._edge_adj
         goal = GOALS[mover]
-        while stack:
-            slot = stack.pop()
-            bits |= self._touches[slot]
-            for other in self._edge_adj[slot]:
-                if col[other] == mover and other not in seen:
-                    seen.add(other)
-                    stack.append(other)
-        return bits & goal == goal
+        seen: set[int] = set()
+        for start in move:
+            if start in seen:
+                continue  # same chain as the first placement
+            seen.add(start)
+            stack = [start]
+            bits = 0
+            while stack:
+                slot = stack.pop()
+                bits |= touches[slot]
+                for other in edge_adj[slot]:
+                    if col[other] == mover and other not in seen:
+                        seen.add(other)
+                        stack.append(other)
+            if bits & goal == goal:
+                return True
+        return False
 
     def _defects(self, mover: int) -> dict[int, list[tuple[int, ...]]]:
         """The free slots that are illegal alone: for each, the bridge tuples of its point
