@@ -269,13 +269,9 @@ class Bricka(Game[BrickaMove]):
             return "-" if p in blocked else "."
 
         black, white, neutral = self.counts()
-        if self._outcome is not None:
-            status = f"game over: {self._outcome.reason}"
-        else:
-            status = f"{_COLOUR_NAMES[self._to_move]} to move"
         legend = (
             "O White  X Black  N neutral  - blocked  . free",
-            f"White {white}  Black {black}  neutral {neutral}; {status}",
+            f"pieces: White {white}  Black {black}  neutral {neutral}",
         )
         return diagram(GRID, GRID, cell, notation, legend)
 

@@ -563,7 +563,8 @@ def test_example_2_final_position_in_both_notations() -> None:
     assert game.to_move == BLACK
     text = game.board_text("native")
     assert text.splitlines()[:15] == EXAMPLE_2_FINAL.strip("\n").splitlines()
-    assert "Black to move" in text and "" not in text.splitlines()
+    assert text.splitlines()[-1] == "pieces: White 5  Black 5  neutral 3"
+    assert "" not in text.splitlines()
 
 
 # --------------------------------------------------------------------------------------------
