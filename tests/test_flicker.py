@@ -63,7 +63,8 @@ class NaiveFlicker:
                 if self.stones.get((f + df, r + dr)) != colour:
                     continue
                 # the two points orthogonally adjacent to both stones
-                if self.stones.get((f + df, r)) != colour and self.stones.get((f, r + dr)) != colour:
+                common = (self.stones.get((f + df, r)), self.stones.get((f, r + dr)))
+                if colour not in common:
                     return True
         return False
 
@@ -331,8 +332,9 @@ def test_example_4_draw_by_repetition_on_a_full_board() -> None:
             assert game.stone(*naive.point(name)) == colour
         assert result_name(game) == naive.result
     assert len(game.history) == 43
-    assert game.outcome() is not None and game.outcome().winner is None
-    assert "repeated" in game.outcome().reason
+    outcome = game.outcome()
+    assert outcome is not None and outcome.winner is None
+    assert "repeated" in outcome.reason
     assert grid(game) == EXAMPLE_4_P and game.to_move == 1
     assert game.position_key() == position_p
     # no position repeats earlier: only the last one is a repeat, of position P (turn 25)
@@ -510,8 +512,8 @@ def test_random_games_match_the_naive_reference(size: int, pie: bool, seed: int)
         replay.play_text(token, "native")
         naive.play(token)
         assert result_name(replay) == naive.result
-        assert (replay.outcome() is not None
-                and replay.outcome().winner is None) == (naive.positions[-1] in naive.positions[:-1])
+        repeated = naive.positions[-1] in naive.positions[:-1]
+        assert (result_name(replay) == "draw") == repeated
         states.append(snapshot(replay))
     assert replay.outcome() == game.outcome()
     for k in range(len(history), 0, -1):
@@ -536,11 +538,67 @@ def test_play_undo_of_every_move_restores_the_state() -> None:
             game.play(game.random_move(rng))
 
 
-def test_repetition_detection_from_the_full_board() -> None:
-    """From position P the game is a walk over full-board colourings; the engine's draws
-    agree with the list of positions, and some sequences do end in a repetition."""
+def flip_cycles(game: Flicker, flips: list[str], found: list[list[str]]) -> None:
+    """Depth-first: every sequence of six flips (remove, forced pass, forced placement) from
+    the current full board in which stones s1, s2, s3 flip and then flip back in the same
+    order, so that the position of the start comes back; ``found`` gets each move list."""
+    step = len(flips)
+    if step == 6:
+        found.append(list(flips))
+        return
+    if step < 3:
+        candidates = [t for t in tokens(game) if t != "pass"]
+    else:
+        candidates = [flips[step - 3]]
+    for token in candidates:
+        move = game.parse_move(token, "native")
+        if move.kind != "remove" or not game.is_legal(move):
+            continue
+        game.play(move)
+        played = 1
+        if game.outcome() is None:
+            assert game.legal_moves() == [PASS_MOVE]
+            game.play(PASS_MOVE)
+            assert tokens(game) == [token]
+            game.play(game.parse_move(token, "native"))
+            played = 3
+            if game.outcome() is None or step == 5:
+                flips.append(token)
+                flip_cycles(game, flips, found)
+                flips.pop()
+        for _ in range(played):
+            game.undo()
+
+
+def test_repetition_detection_on_every_short_flip_cycle() -> None:
+    """All six-flip cycles from position P: each that completes without a win ends in a draw
+    exactly at its last placement, as the reference's list of positions says."""
+    game = Flicker(size=5)
+    play_all(game, EXAMPLE_4_FILL)
+    found: list[list[str]] = []
+    flip_cycles(game, [], found)
+    assert ["b2", "c3", "d4", "b2", "c3", "d4"] in found
+    assert len(found) >= 2
     draws = 0
-    for seed in range(40):
+    for flips in found:
+        moves = " ".join(f"{t} pass {t}" for t in flips)
+        naive = NaiveFlicker(5)
+        replay = Flicker(size=5)
+        for token in (EXAMPLE_4_FILL + " " + moves).split():
+            assert replay.outcome() is None
+            replay.play_text(token, "native")
+            naive.play(token)
+            assert result_name(replay) == naive.result
+        draws += naive.result == "draw"
+        if naive.result == "draw":
+            assert len(replay.history) == 43 and replay.position_key() == replay._keys[25]
+    assert draws == len(found)
+
+
+def test_repetition_detection_from_the_full_board() -> None:
+    """Random play from position P (flips until someone connects or a position repeats)
+    agrees with the reference at every ply."""
+    for seed in range(20):
         rng = random.Random(seed)
         game = Flicker(size=5)
         naive = NaiveFlicker(5)
@@ -548,15 +606,12 @@ def test_repetition_detection_from_the_full_board() -> None:
             game.play_text(token, "native")
             naive.play(token)
         while not game.is_over():
-            moves = game.legal_moves()
-            # prefer removing stones flipped before, so that colourings come back
-            move = rng.choice(moves)
+            assert sorted(naive.legal()) == tokens(game)
+            move = game.random_move(rng)
             token = game.format_move(move, "native")
             game.play(move)
             naive.play(token)
             assert result_name(game) == naive.result
-        draws += game.outcome() is not None and game.outcome().winner is None
-    assert draws >= 0
 
 
 def test_random_games_terminate() -> None:
@@ -613,7 +668,7 @@ def test_fast_playout_statistics_match_the_generic_loop() -> None:
         clone = game.copy()
         while not clone.is_over():
             clone.play(clone.random_move(slow_rng))
-        slow += clone.outcome().winner == 0
+        slow += result_name(clone) == "black"
     assert abs(fast - slow) < 0.1 * runs
 
 
@@ -635,6 +690,17 @@ def test_perft_file_has_the_required_cases() -> None:
 )
 def test_perft_file_against_the_naive_reference(case: PerftCase) -> None:
     naive = NaiveFlicker(int(case.options["size"]), case.options["pie"] == "on")
+    game = Flicker(**case.options)
     for token in case.moves:
         naive.play(token)
-    assert naive.perft(case.depth) == case.nodes
+        game.play_text(token, "native")
+    assert naive.perft(case.depth) == case.nodes == game.perft(case.depth)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", [c for c in FLICKER_PERFT if c.slow], ids=lambda c: c.id)
+def test_slow_perft_lines(case: PerftCase) -> None:
+    game = Flicker(**case.options)
+    for token in case.moves:
+        game.play_text(token, "native")
+    assert game.perft(case.depth) == case.nodes
