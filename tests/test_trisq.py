@@ -647,3 +647,29 @@ def test_depth_two_from_start_sample_matches_naive() -> None:
 def test_perft_4x4_depth_2_matches_naive() -> None:
     game = Trisq(size=4)
     assert game.perft(2) == Naive(4).perft(2)
+
+
+def test_winning_turns_match_naive() -> None:
+    """Before Red's winning turn of worked example 4: the turns that win, by the engine and
+    by the naive flood fill over polygon contacts."""
+    game = Trisq(size=4)
+    for token in EXAMPLE_4[:-1]:
+        game.play_text(token)
+    naive = naive_from(game)
+    naive_wins = set()
+    for turn in naive.legal_turns():
+        for s in turn:
+            naive.pieces[s] = 0
+        if naive.connected(0):
+            naive_wins.add("+".join(sorted(
+                f"{'abcd'[f]}{r + 1}{ORIENTATIONS[o]}{CORNERS[c]}" for f, r, o, c in turn)))
+        for s in turn:
+            del naive.pieces[s]
+    engine_wins = set()
+    for move in game.legal_moves():
+        game.play(move)
+        if game.outcome() is not None:
+            engine_wins.add("+".join(sorted(game.format_move(move).split("+"))))
+        game.undo()
+    assert "b4vnw" in engine_wins
+    assert engine_wins == naive_wins
