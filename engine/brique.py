@@ -49,7 +49,7 @@ class BriqueMove:
 
     @property
     def is_swap(self) -> bool:
-        return self.square < 0
+        return self.square == -1
 
 
 SWAP = BriqueMove(-1)
@@ -190,8 +190,15 @@ class Brique(Game[BriqueMove]):
         content = self._cells[move.square]
         if content != EMPTY:
             colour = "Black" if content == BLACK else "White"
-            return f"{format_point(*coords(move.square, self.n))} is occupied by {colour}"
+            return f"{self._square_name(move.square)} is occupied by {colour}"
         return None
+
+    def _square_name(self, square: int) -> str:
+        """The square's token for a message that cannot know the caller's notation: the gtp
+        token, and the native one too where they differ (columns past h)."""
+        f, r = coords(square, self.n)
+        gtp, native = format_point(f, r, "gtp"), format_point(f, r, "native")
+        return gtp if gtp == native else f"{gtp} (native {native})"
 
     def play(self, move: BriqueMove) -> None:
         """Play a legal move (not checked): place, fill, then test the mover's connection."""

@@ -431,9 +431,20 @@ def test_occupied_square_is_rejected_with_reason() -> None:
     play(game, "b2 c2 c3")  # c2 is now a filled Black square
     before = state(game)
     for token in ("c2", "b2", "C3"):
-        with pytest.raises(IllegalMoveError, match="occupied by Black"):
+        with pytest.raises(IllegalMoveError, match=f"^{token.lower()} is occupied by Black$"):
             game.play_text(token)
     assert state(game) == before
+
+
+def test_occupied_message_names_the_square_in_both_notations_past_h() -> None:
+    game = Brique()
+    play(game, "j3", "native")  # gtp k3
+    with pytest.raises(IllegalMoveError, match=r"^k3 \(native j3\) is occupied by Black$"):
+        game.play_text("j3", "native")
+    with pytest.raises(IllegalMoveError, match=r"^k3 \(native j3\) is occupied by Black$"):
+        game.play_text("k3", "gtp")
+    assert game.illegal_reason(game.parse_move("c3")) is None
+    assert game.illegal_reason(BriqueMove(121)) == "not a square of this board"
 
 
 def test_no_move_after_the_win() -> None:
