@@ -18,7 +18,7 @@ Follows ``shared/rules/brique.md`` (rulings B1-B11) and the shared conventions o
   White's first turn: Black's stone at (f, r) becomes a White stone at (n-1-r, n-1-f) (B10).
 
 :meth:`Brique.play` trusts its caller; :meth:`Brique.random_playout` is the fast path for
-search (incremental union-find with virtual edge nodes, no rescans).
+search (incremental union-find whose roots record the edges touched, no rescans).
 """
 
 from __future__ import annotations
@@ -320,15 +320,16 @@ class Brique(Game[BriqueMove]):
 
     def random_playout(self, rng: random.Random) -> Outcome:
         """Play uniformly random legal moves to the end on internal arrays; ``self`` is not
-        changed. Connections are tracked by a union-find per colour with two virtual edge
-        nodes each; see :func:`fast_playout`."""
+        changed. Connections are tracked by a union-find per colour whose roots record the
+        edges touched; see :func:`fast_playout`."""
         return fast_playout(self, rng, None)
 
 
 def fast_playout(game: Brique, rng: random.Random, record: list[BriqueMove] | None) -> Outcome:
     """A uniformly random playout from ``game`` (unchanged); the moves go to ``record``.
 
-    Each colour has its own union-find over the cells plus two virtual nodes for its edges.
+    Each colour has its own union-find over the cells; each set's root records which of the
+    colour's two edges the set touches (the two virtual edge nodes, kept as bits).
     A removed enemy stone is simply left in the enemy's structure: by section 3.3 its other
     enemy neighbours (a NE-SW pair) stay joined through the square their pair fills, and any
     edge it touched is touched by such a neighbour, so the live stones' connectivity and edge
@@ -353,8 +354,9 @@ def fast_playout(game: Brique, rng: random.Random, record: list[BriqueMove] | No
     neighbours = geo.neighbours
     edge_bits = geo.edge_bits
     cells = game._cells.copy()
-    # Node of cell i for colour p: p*size + i; edges of colour p: 2*size + 2p + (0, 1).
-    parent = list(range(2 * size + 4))
+    # Node of cell i for colour p: p*size + i. bits[root]: the edges (1, 2) its set touches.
+    parent = list(range(2 * size))
+    bits = [0] * (2 * size)
 
     def find(x: int) -> int:
         while parent[x] != x:
@@ -362,24 +364,19 @@ def fast_playout(game: Brique, rng: random.Random, record: list[BriqueMove] | No
             x = parent[x]
         return x
 
-    def join(player: int, cell: int) -> None:
+    def join(player: int, cell: int) -> int:
+        """Join a new stone of ``player`` on ``cell`` to its neighbours; the set's edges."""
         base = player * size
-        node = base + cell
-        root = find(node)
-        bits = edge_bits[player][cell]
-        if bits & 1:
-            other = find(2 * size + 2 * player)
-            if other != root:
-                parent[other] = root
-        if bits & 2:
-            other = find(2 * size + 2 * player + 1)
-            if other != root:
-                parent[other] = root
+        root = find(base + cell)
+        touched = bits[root] | edge_bits[player][cell]
         for near in neighbours[cell]:
             if cells[near] == player:
                 other = find(base + near)
                 if other != root:
                     parent[other] = root
+                    touched |= bits[other]
+        bits[root] = touched
+        return touched
 
     empties = []
     for cell in range(size):
@@ -397,12 +394,13 @@ def fast_playout(game: Brique, rng: random.Random, record: list[BriqueMove] | No
         if record is not None:
             record.append(move_of[square])
         cells[square] = player
-        join(player, square)
+        touched = join(player, square)
         for partner, target in fills[square]:
             if cells[partner] == player and cells[target] != player:
                 cells[target] = player
-                join(player, target)
-        if find(2 * size + 2 * player) == find(2 * size + 2 * player + 1):
+                touched = join(player, target)
+        # Every fill touches the placed stone, so the last join saw the whole new chain.
+        if touched == 3:
             return Outcome(player, WIN_REASONS[player])
         player = 1 - player
     raise AssertionError("a full Brique board without a winner")  # pragma: no cover
