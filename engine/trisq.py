@@ -340,7 +340,7 @@ class Trisq(Game[TrisqMove]):
     def board_text(self, notation: Notation = "gtp") -> str:
         n = self.n
         marks = ".RB"
-        lines = ["    " + "".join(f" {column_letter(f, notation)}  " for f in range(n))]
+        lines = [("    " + "".join(f" {column_letter(f, notation)}  " for f in range(n))).rstrip()]
         for r in range(n - 1, -1, -1):
             top = []
             bottom = []
@@ -356,10 +356,6 @@ class Trisq(Game[TrisqMove]):
         lines.append(lines[0])
         lines.append("each square: h/v orientation, then nw ne over sw se;")
         lines.append("R = Red (b, bottom-top), B = Blue (w, left-right), . = empty")
-        if self._winner is None:
-            lines.append(f"{COLOR_NAMES[self._to_move]} to move")
-        else:
-            lines.append(f"{COLOR_NAMES[self._winner]} has won")
         return "\n".join(lines)
 
     # ------------------------------------------------------------------------- internals

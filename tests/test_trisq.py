@@ -498,7 +498,7 @@ def test_board_text() -> None:
     assert row4_bottom.split()[0] == ".."
     assert row2_top.split()[2] == "h.." and row2_bottom.split()[1] == ".R"
     assert row1_top.split()[-2] == "h.B"
-    assert "Red to move" in text
+    assert lines[-1].startswith("R = Red") and lines[-3] == lines[0]
 
 
 # -------------------------------------------------------------------------- random games
