@@ -421,9 +421,7 @@ class Flicker(Game[FlickerMove]):
 
         mover = _COLOUR_NAMES[self._to_move]
         legend = ["X Black (top and bottom edges), O White (left and right edges)"]
-        if self._outcome is not None:
-            legend.append(f"game over: {self._outcome.reason}")
-        else:
+        if self._outcome is None:
             legend.append(f"{mover} to move, move {len(self._history) + 1}")
             last = self._last(1)
             if last is not None:
@@ -471,7 +469,7 @@ class Flicker(Game[FlickerMove]):
         return _playout(self, rng, record)
 
 
-_DRAW_REASON = "draw: the position repeated with the same player to move"
+_DRAW_REASON = "the position repeated with the same player to move"
 
 
 def _win_reason(player: int) -> str:
@@ -489,7 +487,7 @@ def _playout(game: Flicker, rng: random.Random, record: list[FlickerMove] | None
     keys = geo.keys
     side_key = geo.side_key
     neighbours = geo.neighbours
-    randrange = rng.randrange
+    uniform = rng.random
 
     # Indexable sets: empty points, and per colour the stones in a weak pair.
     empties = [i for i in range(size) if board[i] == EMPTY]
@@ -577,7 +575,7 @@ def _playout(game: Flicker, rng: random.Random, record: list[FlickerMove] | None
         else:
             total = n_empty + n_remove + (1 if swap_ok else 0)
             while True:
-                k = randrange(total)
+                k = int(uniform() * total)
                 if k < n_empty:
                     point = empties[k]
                     if point != banned:
@@ -634,11 +632,14 @@ def _playout(game: Flicker, rng: random.Random, record: list[FlickerMove] | None
             else:
                 record.append(PASS_MOVE if kind == PASS else SWAP_MOVE)
         if kind == PLACE:
-            # flood fill of the placed stone's chain (F8)
+            # flood fill of the placed stone's chain (F8); a lone stone never connects (n >= 3)
             edge = edges[mover]
             touched = 0
-            seen = {point}
-            stack = [point]
+            stack = [j for j in neighbours[point] if board[j] == own]
+            seen = set(stack)
+            seen.add(point)
+            if stack:
+                touched = edge[point]
             while stack:
                 i = stack.pop()
                 touched |= edge[i]
