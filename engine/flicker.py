@@ -251,8 +251,13 @@ class Flicker(Game[FlickerMove]):
         return moves
 
     def _name(self, point: int) -> str:
+        """The point's name for a reason text; past column h both notations differ, so
+        both are given (``j5 (native i5)``)."""
         f, r = coords(point, self._n)
-        return format_point(f, r, "gtp")
+        name = format_point(f, r, "gtp")
+        if f >= 8:
+            name += f" (native {format_point(f, r, 'native')})"
+        return name
 
     def illegal_reason(self, move: FlickerMove) -> str | None:
         if self._outcome is not None:
@@ -419,14 +424,14 @@ class Flicker(Game[FlickerMove]):
             char = "X" if value == BLACK + 1 else "O"
             return char.lower() if i in removable else char
 
-        mover = _COLOUR_NAMES[self._to_move]
         legend = ["X Black (top and bottom edges), O White (left and right edges)"]
         if self._outcome is None:
-            legend.append(f"{mover} to move, move {len(self._history) + 1}")
+            turn = f"move {len(self._history) + 1}"
             last = self._last(1)
             if last is not None:
                 opponent = _COLOUR_NAMES[1 - self._to_move]
-                legend.append(f"last move: {opponent} {self._describe(last, notation)}")
+                turn += f", last move: {opponent} {self._describe(last, notation)}"
+            legend.append(turn)
             if not self.removal_allowed():
                 legend.append("removals: none allowed (a removal on one of the last two turns)")
             elif removable:

@@ -453,6 +453,9 @@ def test_token_kind_depends_on_the_position_and_notations() -> None:
     with pytest.raises(MoveSyntaxError):
         game.parse_move("i5", "gtp")
     game.play_text("k5")
+    game.play_text("a1")
+    with pytest.raises(IllegalMoveError, match=r"^k5 \(native j5\) holds your own stone$"):
+        game.play_text("j5", "native")
     assert game.parse_move("j5", "native") == FlickerMove("remove", 4 * 11 + 9)
     with pytest.raises(GameError):
         Flicker(size=2)
@@ -471,7 +474,7 @@ def test_board_text_marks_removable_stones_and_restrictions() -> None:
     assert rows[1].split() == ["5", "X", ".", ".", ".", "O", "5"]
     assert rows[3].split() == ["3", ".", ".", "X", ".", ".", "3"]  # c3 just placed: upper
     assert rows[4].split() == ["2", ".", "x", ".", ".", ".", "2"]  # b2 removable: lower
-    assert "White to move" in text and "removable now (lowercase): b2" in text
+    assert "last move: Black placed c3" in text and "removable now (lowercase): b2" in text
     assert "" not in rows
     game.play_text("b2")
     text = game.board_text("native")
