@@ -540,23 +540,24 @@ class Trisq(Game[TrisqMove]):
         count = len(is_open)
         if self._nfree == 0:
             return None
+        draw = rng.random
         for _ in range(SAMPLE_ATTEMPTS):
-            p = rng.randrange(count)
+            p = int(draw() * count)
             while not is_open[p]:
-                p = rng.randrange(count)
+                p = int(draw() * count)
             defects = self._slot_defects(p, mover)
             if first:
                 if not defects:
                     return (p,)
                 continue
             if not defects:
-                if rng.random() < SINGLE_PROBABILITY:
+                if draw() < SINGLE_PROBABILITY:
                     return (p,)
                 if self._nfree < 2:
                     return (p,)
-                q = rng.randrange(count)
+                q = int(draw() * count)
                 while not is_open[q] or q == p:
-                    q = rng.randrange(count)
+                    q = int(draw() * count)
             else:
                 fixers = self._fixers(p, defects)
                 if not fixers:
