@@ -15,7 +15,7 @@ capturing all seven, the geese by capturing the hunter or leaving it without a m
 
 Moves are :class:`BraxMove` values: the path(s) of the turn as point indices and the call
 flag. :meth:`Brax.legal_moves` lists call variants as separate moves (a call is part of the
-turn); :meth:`Brax.legal_moves_plain` lists the turns without them.
+turn); :meth:`Brax.listed_moves` lists the turns without them.
 """
 
 from __future__ import annotations
@@ -466,7 +466,7 @@ class Brax(Game[BraxMove]):
                     out.append(BraxMove(turn, True))
         return out
 
-    def legal_moves_plain(self) -> list[BraxMove]:
+    def listed_moves(self) -> list[BraxMove]:
         """Every legal turn once, without the call variants (for protocol listings)."""
         return [BraxMove(turn) for turn in self._legal_turns()]
 
@@ -476,7 +476,7 @@ class Brax(Game[BraxMove]):
 
     # ----------------------------------------------------------------------- legality
 
-    def illegal_reason(self, move: BraxMove) -> str | None:
+    def illegal_reason(self, move: BraxMove, notation: Notation = "gtp") -> str | None:
         if self._result is not None:
             return "game over"
         turns = self._legal_turns()
@@ -488,7 +488,7 @@ class Brax(Game[BraxMove]):
                 return "there is no pass in the two-player game"
             return "pass is allowed only when no move exists"
         if move.paths not in turns:
-            return self._path_problem(move.paths, turns)
+            return self._path_problem(move.paths, turns, notation)
         if move.call:
             after, _, nxt = self._simulate(move.paths)
             if self._won(after, seat):
@@ -497,7 +497,7 @@ class Brax(Game[BraxMove]):
             return problem
         return None
 
-    def _path_problem(self, turn: Turn, turns: list[Turn]) -> str:
+    def _path_problem(self, turn: Turn, turns: list[Turn], notation: Notation) -> str:
         seat = self.to_move
         code = seat + 1
         board = self._board
@@ -505,7 +505,7 @@ class Brax(Game[BraxMove]):
         name = self._seat_word(seat)
         loner = seat == self._loner
         for k, path in enumerate(turn):
-            start = format_point(path[0] % N, path[0] // N, "native")
+            start = format_point(path[0] % N, path[0] // N, notation)
             x = board[path[0]]
             if k == 0 and x == 0:
                 return f"no piece on {start}"
@@ -516,7 +516,7 @@ class Brax(Game[BraxMove]):
         first = turn[0]
         if self._forced and all(t[0][0] != first[0] for t in turns):
             pts = " ".join(
-                format_point(p % N, p // N, "native") for p in sorted(self._forced)
+                format_point(p % N, p // N, notation) for p in sorted(self._forced)
             )
             return f"Brax was called: move one of {pts}"
         if loner:

@@ -123,7 +123,7 @@ class Bricka(Game[BrickaMove]):
             moves = [p for p in range(_N) if board[p] == EMPTY and not flags[p]]
         return moves if moves else [PASS]
 
-    def illegal_reason(self, move: BrickaMove) -> str | None:
+    def illegal_reason(self, move: BrickaMove, notation: Notation = "native") -> str | None:
         if self._outcome is not None:
             return "the game is over"
         if move == PASS:
@@ -133,13 +133,11 @@ class Bricka(Game[BrickaMove]):
         if not 0 <= move < _N:
             return f"{move} is not an intersection of the Bricka board"
         if self._board[move] != EMPTY:
-            return f"{_point_name(move)} is occupied"
+            return f"{_point_name(move, notation)} is occupied"
         last = self.last_placement()
         if last is not None and _BLOCKED_FLAGS[last][move]:
-            return (
-                f"{_point_name(move)} is blocked: it shares a cell with {_point_name(last)}, "
-                "the previous placement"
-            )
+            here, there = _point_name(move, notation), _point_name(last, notation)
+            return f"{here} is blocked: it shares a cell with {there}, the previous placement"
         return None
 
     def play(self, move: BrickaMove) -> None:
@@ -411,12 +409,9 @@ class Bricka(Game[BrickaMove]):
             to_move = 1 - mover
 
 
-def _point_name(point: int) -> str:
-    """The published label of ``point``, with its gtp name where that differs (reasons
-    are read in either notation)."""
+def _point_name(point: int, notation: Notation) -> str:
     f, r = POINTS[point]
-    native, gtp = format_point(f, r, "native"), format_point(f, r, "gtp")
-    return native if native == gtp else f"{native} (gtp {gtp})"
+    return format_point(f, r, notation)
 
 
 def _count_outcome(black: int, white: int, when: str) -> Outcome:

@@ -176,7 +176,7 @@ class Brique(Game[BriqueMove]):
             moves.append(SWAP)
         return moves
 
-    def illegal_reason(self, move: BriqueMove) -> str | None:
+    def illegal_reason(self, move: BriqueMove, notation: Notation = "gtp") -> str | None:
         if self._winner is not None:
             return "the game is over"
         if move.is_swap:
@@ -190,15 +190,12 @@ class Brique(Game[BriqueMove]):
         content = self._cells[move.square]
         if content != EMPTY:
             colour = "Black" if content == BLACK else "White"
-            return f"{self._square_name(move.square)} is occupied by {colour}"
+            return f"{self._square_name(move.square, notation)} is occupied by {colour}"
         return None
 
-    def _square_name(self, square: int) -> str:
-        """The square's token for a message that cannot know the caller's notation: the gtp
-        token, and the native one too where they differ (columns past h)."""
+    def _square_name(self, square: int, notation: Notation) -> str:
         f, r = coords(square, self.n)
-        gtp, native = format_point(f, r, "gtp"), format_point(f, r, "native")
-        return gtp if gtp == native else f"{gtp} (native {native})"
+        return format_point(f, r, notation)
 
     def play(self, move: BriqueMove) -> None:
         """Play a legal move (not checked): place, fill, then test the mover's connection."""

@@ -229,9 +229,9 @@ class Game(abc.ABC, Generic[Move]):
         """The canonical lowercase token of ``move``."""
 
     @abc.abstractmethod
-    def illegal_reason(self, move: Move) -> str | None:
-        """``None`` if ``move`` is legal now, else a short reason that names the move
-        (``c3 is occupied``); the protocol answers it as ``illegal move: <reason>``."""
+    def illegal_reason(self, move: Move, notation: Notation = "gtp") -> str | None:
+        """``None`` if ``move`` is legal now, else a short reason that names the move in
+        ``notation`` (``c3 is occupied``); the protocol answers ``illegal move: <reason>``."""
 
     @abc.abstractmethod
     def board_text(self, notation: Notation = "gtp") -> str:
@@ -250,12 +250,12 @@ class Game(abc.ABC, Generic[Move]):
     def is_legal(self, move: Move) -> bool:
         return self.illegal_reason(move) is None
 
-    def check_move(self, move: Move) -> None:
+    def check_move(self, move: Move, notation: Notation = "gtp") -> None:
         """Raise :class:`IllegalMoveError` with the reason (which names the move) if ``move``
         is illegal now."""
         if self.is_over():
             raise IllegalMoveError("game over")
-        reason = self.illegal_reason(move)
+        reason = self.illegal_reason(move, notation)
         if reason is not None:
             raise IllegalMoveError(reason)
 
@@ -270,7 +270,7 @@ class Game(abc.ABC, Generic[Move]):
         if self.is_over():
             raise IllegalMoveError("game over")
         move = self.parse_move(token, notation)
-        self.check_move(move)
+        self.check_move(move, notation)
         self.play(move)
         return move
 

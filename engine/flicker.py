@@ -250,16 +250,11 @@ class Flicker(Game[FlickerMove]):
             moves.append(PASS_MOVE)
         return moves
 
-    def _name(self, point: int) -> str:
-        """The point's name for a reason text; past column h both notations differ, so
-        both are given (``j5 (native i5)``)."""
+    def _name(self, point: int, notation: Notation) -> str:
         f, r = coords(point, self._n)
-        name = format_point(f, r, "gtp")
-        if f >= 8:
-            name += f" (native {format_point(f, r, 'native')})"
-        return name
+        return format_point(f, r, notation)
 
-    def illegal_reason(self, move: FlickerMove) -> str | None:
+    def illegal_reason(self, move: FlickerMove, notation: Notation = "gtp") -> str | None:
         if self._outcome is not None:
             return "the game is over"
         kind, point = move
@@ -275,7 +270,7 @@ class Flicker(Game[FlickerMove]):
             return None
         if not 0 <= point < len(self._board):
             return f"point {point} is not on the board"
-        name = self._name(point)
+        name = self._name(point, notation)
         occupant = self._board[point]
         last = self._last(1)
         opponent = _COLOUR_NAMES[1 - self._to_move]

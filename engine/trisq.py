@@ -191,7 +191,7 @@ class Trisq(Game[TrisqMove]):
         f, r, o, c = slot_parts(slot, self.n)
         return f"{format_point(f, r, notation)}{ORIENTATIONS[o]}{CORNERS[c]}"
 
-    def illegal_reason(self, move: TrisqMove) -> str | None:
+    def illegal_reason(self, move: TrisqMove, notation: Notation = "gtp") -> str | None:
         if self._winner is not None:
             return "the game is over"
         mover = self._to_move
@@ -202,11 +202,11 @@ class Trisq(Game[TrisqMove]):
         for slot in move:
             square = slot >> 3
             if self._col[slot] >= 0:
-                return f"{self.format_slot(slot)} is occupied"
+                return f"{self.format_slot(slot, notation)} is occupied"
             if not self._open[slot]:
                 f, r, _, _ = slot_parts(slot, self.n)
                 orient = ORIENTATIONS[self._orient[square]]
-                return f"{format_point(f, r)} is already oriented {orient}"
+                return f"{format_point(f, r, notation)} is already oriented {orient}"
         if len(move) == 2 and move[0] >> 3 == move[1] >> 3 and (move[0] ^ move[1]) & 4:
             return "two placements in one square must use the same orientation"
         mine = set(move)
@@ -219,10 +219,11 @@ class Trisq(Game[TrisqMove]):
                     continue
                 if any(self._col[b] == mover or b in mine for b in bridges):
                     continue
+                one, two = self.format_slot(slot, notation), self.format_slot(other, notation)
                 return (
-                    f"{self.format_slot(slot)} and {self.format_slot(other)} would touch "
+                    f"{one} and {two} would touch "
                     f"only at a point with no {COLOR_NAMES[mover]} piece edge-adjacent to "
-                    f"both (bridges: {', '.join(self.format_slot(b) for b in bridges)})"
+                    f"both (bridges: {', '.join(self.format_slot(b, notation) for b in bridges)})"
                 )
         return None
 

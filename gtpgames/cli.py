@@ -4,7 +4,7 @@ builds the session and runs it. Nothing but protocol responses goes to stdout in
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -23,22 +23,22 @@ def _fail(message: str) -> None:
 @app.command()
 def gtp(
     game: Annotated[str, typer.Argument(help="Game name (see `gtpgames games`).")],
-    size: Annotated[Optional[int], typer.Option(help="Board size, where the game has one.")] = None,  # noqa: UP007
+    size: Annotated[int | None, typer.Option(help="Board size, where the game has one.")] = None,
     option: Annotated[
-        Optional[list[str]],  # noqa: UP007
+        list[str] | None,
         typer.Option("--option", "-o", help="Game option KEY=VALUE (repeatable)."),
     ] = None,
     player: Annotated[str, typer.Option(help="Player used by genmove.")] = "random",
-    seed: Annotated[Optional[int], typer.Option(help="Seed of the player's RNG.")] = None,  # noqa: UP007
+    seed: Annotated[int | None, typer.Option(help="Seed of the player's RNG.")] = None,
     notation: Annotated[
-        Optional[str],  # noqa: UP007
+        str | None,
         typer.Option(help="Coordinates in and out: gtp (letters skip i) or native."),
     ] = None,
     time: Annotated[
-        Optional[float], typer.Option("--time", help="Seconds per genmove.")  # noqa: UP007
+        float | None, typer.Option("--time", help="Seconds per genmove.")
     ] = None,
     playouts: Annotated[
-        Optional[int], typer.Option(help="Playouts per genmove (search players).")  # noqa: UP007
+        int | None, typer.Option(help="Playouts per genmove (search players).")
     ] = None,
 ) -> None:
     """Run a GTP version 2 engine for GAME on stdin/stdout."""

@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 from engine.clock import PlayerClock, TimeControl
-from engine.core import Game, GameError
+from engine.core import Game, GameError, Outcome
 from engine.notation import Notation, check_notation
 from engine.players import Limit, Player
 from engine.registry import GAMES, UnknownGameError, game_class, new_game
@@ -156,7 +156,7 @@ class GameSession:
             raise GtpError(f"syntax error: {error}") from None
         self.turn_check(player)
         try:
-            self.game.check_move(move)
+            self.game.check_move(move, self.notation)
         except GameError as error:
             raise GtpError(f"illegal move: {error}") from None
         self.game.play(move)
@@ -193,7 +193,7 @@ class GameSession:
         if outcome is None:
             status = f"{self.game.color_name(self.game.to_move)} to move"
         else:
-            status = f"game over: {self.result_text()}"
+            status = f"game over: {self.score_text(outcome)} {outcome.reason}"
         return f"\n{self.game.board_text(self.notation)}\n{status}"
 
     def final_score(self, args: tuple[str, ...]) -> str:
@@ -201,6 +201,12 @@ class GameSession:
         outcome = self.game.outcome()
         if outcome is None:
             raise GtpError("cannot score: the game is not over")
+        return self.score_text(outcome)
+
+    @staticmethod
+    def score_text(outcome: Outcome) -> str:
+        """``B+`` when side 0 (the colour ``b``, or the red team) won, ``W+`` for side 1,
+        ``0`` for a draw."""
         if outcome.winner is None:
             return "0"
         return "B+" if outcome.winner == 0 else "W+"

@@ -462,8 +462,11 @@ def test_example_1_blocked_set_after_f6() -> None:
     # after Black's a7 (cell C14 only), f6's cells are free again
     game.play_text("a7", "native")
     assert labels(game.blocked()) == {"c6", "c7", "c8", "b8", "a7", "b6"}
-    with pytest.raises(IllegalMoveError, match=r"^k8 \(gtp l8\) is blocked: .* m7 \(gtp n7\)"):
+    # reasons name the points in the notation of the move
+    with pytest.raises(IllegalMoveError, match=r"^l8 is blocked: .* with n7, the prev"):
         play("m7").play_text("l8", "gtp")
+    with pytest.raises(IllegalMoveError, match=r"^k8 is blocked: .* with m7, the prev"):
+        play("m7").play_text("k8", "native")
     assert game.is_legal(bb.point("e8"))
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import random
 import re
 import subprocess
-import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings

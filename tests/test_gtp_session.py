@@ -8,10 +8,13 @@ import random
 import pytest
 
 from engine.registry import GAMES, available_games, new_game
-from protocol.session import natural_key
+from protocol.engine import GtpEngine
+from protocol.session import GameSession, natural_key
 from tests.gtp_helpers import check, fail, make_engine, ok
 
 GAME_NAMES = available_games()
+#: Smaller boards where a full move list at every ply would be slow (Trisq: ~10^5 turns).
+SMALL: dict[str, dict[str, str]] = {"trisq": {"size": "5"}}
 REQUIRED = (
     "protocol_version name version known_command list_commands quit boardsize clear_board "
     "komi play genmove undo showboard final_score reg_genmove time_settings time_left "
@@ -20,12 +23,14 @@ REQUIRED = (
 ).split()
 
 
-def position(gtp: object) -> tuple[str, str, str]:
+def position(gtp: GtpEngine, session: GameSession) -> tuple[str, ...]:
     """What must not change after a failed command."""
-    from protocol.engine import GtpEngine
-
-    assert isinstance(gtp, GtpEngine)
-    return (ok(gtp, "showboard"), ok(gtp, "gtpgames-legal_moves"), ok(gtp, "gtpgames-game"))
+    return (
+        ok(gtp, "showboard"),
+        ok(gtp, "gtpgames-game"),
+        ok(gtp, "gtpgames-notation"),
+        " ".join(session.game.format_move(m) for m in session.game.history),
+    )
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)
@@ -39,7 +44,7 @@ def test_required_commands_are_listed(name: str) -> None:
 
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_whole_game_by_genmove(name: str) -> None:
-    gtp, session = make_engine(name, seed=7)
+    gtp, session = make_engine(name, seed=7, **SMALL.get(name, {}))
     fail(gtp, "final_score").startswith("cannot score")
     assert ok(gtp, "gtpgames-result").startswith("none")
     plies = 0
@@ -124,17 +129,17 @@ def test_bad_input_fails_clearly_and_keeps_state(name: str, line: str, message: 
     gtp, session = make_engine(name, seed=3)
     for _ in range(3):
         ok(gtp, f"genmove {session.game.color_name(session.game.to_move)}")
-    before = position(gtp)
+    before = position(gtp, session)
     assert fail(gtp, line).startswith(message)
-    assert position(gtp) == before
+    assert position(gtp, session) == before
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_undo_on_empty_history_fails(name: str) -> None:
-    gtp, _ = make_engine(name)
-    before = position(gtp)
+    gtp, session = make_engine(name)
+    before = position(gtp, session)
     assert fail(gtp, "undo") == "cannot undo: no move to take back"
-    assert position(gtp) == before
+    assert position(gtp, session) == before
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)
@@ -144,20 +149,20 @@ def test_wrong_turn_and_illegal_moves_keep_state(name: str) -> None:
     mover = game.to_move
     other = next(p for p in set(game.COLORS.values()) if p != mover)
     first = sorted(ok(gtp, "gtpgames-legal_moves").split(), key=natural_key)[0]
-    before = position(gtp)
+    before = position(gtp, session)
     assert fail(gtp, f"play {game.color_name(other)} {first}").startswith(
         f"illegal move: {game.color_name(other)} is not to move"
     )
     assert fail(gtp, f"genmove {game.color_name(other)}").startswith("illegal move:")
-    assert position(gtp) == before
+    assert position(gtp, session) == before
     ok(gtp, f"play {game.color_name(mover)} {first}")
     # the same token again is now illegal (every game here forbids replaying a move just
     # played by the other side, or the colour check catches it first)
     mover2 = game.color_name(game.to_move)
-    before = position(gtp)
+    before = position(gtp, session)
     if first not in ok(gtp, "gtpgames-legal_moves").split():
         assert fail(gtp, f"play {mover2} {first}").startswith("illegal move:")
-    assert position(gtp) == before
+    assert position(gtp, session) == before
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)
