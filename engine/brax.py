@@ -728,11 +728,8 @@ class Brax(Game[BraxMove]):
         counts = self._side_counts(self._board)
         lines.append(f"Red {counts[RED]} pieces, Blue {counts[BLUE]} pieces; "
                      f"{self._quiet} plies without capture")
-        if self._result is not None:
-            lines.append(f"game over: {self._result.reason}")
-        else:
+        if self._result is None:
             seat = self.to_move
-            lines.append(f"to move: {self.color_name(seat)} ({self._seat_word(seat)})")
             if self._forced:
                 pts = " ".join(self._fmt_point(p, notation) for p in sorted(self._forced))
                 movable = any(

@@ -193,7 +193,7 @@ class GameSession:
         if outcome is None:
             status = f"{self.game.color_name(self.game.to_move)} to move"
         else:
-            status = f"game over: {self.score_text(outcome)} {outcome.reason}"
+            status = f"game over ({self.score_text(outcome)}): {outcome.reason}"
         return f"\n{self.game.board_text(self.notation)}\n{status}"
 
     def final_score(self, args: tuple[str, ...]) -> str:
