@@ -8,17 +8,25 @@ from __future__ import annotations
 import abc
 import dataclasses
 import random
+from collections.abc import Callable
 from typing import Any
 
 from engine.core import Game
 
 
+def _never() -> bool:
+    return False
+
+
 @dataclasses.dataclass(frozen=True)
 class Limit:
-    """How much a player may think: seconds and/or playouts (``None`` means no bound)."""
+    """How much a player may think: seconds and/or playouts (``None`` means no bound), and
+    a ``stop`` callback that a search polls between slices (the protocol sets it so that an
+    interrupt or the next command ends the search early)."""
 
     time: float | None = None
     playouts: int | None = None
+    stop: Callable[[], bool] = _never
 
 
 class Player(abc.ABC):

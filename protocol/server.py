@@ -21,5 +21,6 @@ def build_engine(
 ) -> tuple[GtpEngine, GameSession]:
     engine = GtpEngine("gtpgames", VERSION)
     session = GameSession(game, player, notation, limit)
+    session.should_stop = engine.should_stop
     engine.add_commands(session.handlers())
     return engine, session

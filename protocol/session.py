@@ -7,8 +7,10 @@ so a failure leaves the session as it was.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
+from collections.abc import Callable
 from typing import Any
 
 from engine.clock import PlayerClock, TimeControl
@@ -59,6 +61,8 @@ class GameSession:
         self.komi = 0.0
         self.time_control = TimeControl()
         self.clocks: dict[int, PlayerClock] = {}
+        #: Polled by a running search: the engine sets it to its interrupt check.
+        self.should_stop: Callable[[], bool] = lambda: False
 
     # ------------------------------------------------------------------ helpers
 
@@ -108,10 +112,10 @@ class GameSession:
         if self.game.is_over():
             return None
         self.turn_check(player)
-        limit = self.limit
+        limit = dataclasses.replace(self.limit, stop=self.should_stop)
         budget = self.time_control.budget(self.clocks.get(player))
         if budget is not None and (limit.time is None or budget < limit.time):
-            limit = Limit(time=budget, playouts=limit.playouts)
+            limit = dataclasses.replace(limit, time=budget)
         move = self.player.choose_move(self.game.copy(), limit)
         return self.game.format_move(move, self.notation)
 

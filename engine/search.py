@@ -1,0 +1,64 @@
+"""What every search (the Python MCTS and the compiled kernels) reports, and the interface
+players use to call it.
+
+A :class:`SearchResult` is what the protocol turns into ``genmove`` answers and analysis lines
+(``info move M visits V winrate W pv M1 M2 ...``): the statistics of each root move, from
+the point of view of the player to move at the root.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Callable
+from typing import Any, Literal, Protocol
+
+from engine.core import Game
+from engine.players import Limit
+
+Proof = Literal["win", "loss", "draw"]
+
+
+@dataclasses.dataclass(frozen=True)
+class MoveStat:
+    """One root move: visits, mean value in [0, 1] for the player to move at the root
+    (draws count 1/2), a proof where the solver has one, and the principal variation that
+    starts with this move."""
+
+    move: Any
+    visits: int
+    winrate: float
+    proven: Proof | None = None
+    pv: tuple[Any, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class SearchResult:
+    """The outcome of one search: the chosen move and the root statistics, best first."""
+
+    best: Any
+    stats: tuple[MoveStat, ...]
+    iterations: int
+    seconds: float
+    #: The solver's verdict on the root position for the player to move, if proven.
+    proven: Proof | None = None
+
+
+#: Called during a search, every so often, with the statistics so far (analysis output).
+Progress = Callable[[SearchResult], None]
+
+
+class Searcher(Protocol):
+    """Anything that can search a position: the Python MCTS, a compiled kernel."""
+
+    def search(
+        self,
+        game: Game[Any],
+        limit: Limit,
+        rng: random.Random,
+        progress: Progress | None = None,
+        interval: float = 0.5,
+    ) -> SearchResult:
+        """Search ``game`` (not modified) within ``limit`` (and until ``limit.stop()`` says
+        so), calling ``progress`` about every ``interval`` seconds."""
+        ...
