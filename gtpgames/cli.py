@@ -40,6 +40,12 @@ def gtp(
     playouts: Annotated[
         int | None, typer.Option(help="Playouts per genmove (search players).")
     ] = None,
+    swap_as_pass: Annotated[
+        bool, typer.Option(help="Write the pie swap as pass on White's first turn (twogtp).")
+    ] = False,
+    pass_at_end: Annotated[
+        bool, typer.Option(help="After the end, genmove passes unless lost (twogtp).")
+    ] = False,
 ) -> None:
     """Run a GTP version 2 engine for GAME on stdin/stdout."""
     from engine.core import GameError
@@ -63,7 +69,10 @@ def gtp(
     except (GameError, ValueError) as error:
         _fail(str(error))
         return
-    engine, _ = build_engine(the_game, the_player, chosen, Limit(time=time, playouts=playouts))
+    engine, session = build_engine(
+        the_game, the_player, chosen, Limit(time=time, playouts=playouts)
+    )
+    session.swap_as_pass, session.pass_at_end = swap_as_pass, pass_at_end
     engine.serve(sys.stdin.buffer, sys.stdout.buffer)
 
 

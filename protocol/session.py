@@ -47,6 +47,13 @@ def describe_game(game: Game[Any]) -> str:
 class GameSession:
     """The game being played over GTP, with its player, notation and clocks."""
 
+    #: Controller compatibility switches (docs/tournaments.md): ``swap_as_pass`` writes the
+    #: pie swap as ``pass`` (White's first turn, in and out); ``pass_at_end`` makes genmove
+    #: after the end answer ``pass`` for a side that has not lost and accepts ``play X pass``.
+    COMPAT = ("swap_as_pass", "pass_at_end")
+    swap_as_pass: bool = False
+    pass_at_end: bool = False
+
     def __init__(
         self,
         game: Game[Any],
@@ -152,10 +159,13 @@ class GameSession:
     def play(self, args: tuple[str, ...]) -> str:
         arg.count(args, 2, usage="play COLOR MOVE")
         player = self.color(args[0])
+        token = self.incoming_token(player, args[1])
         if self.game.is_over():
+            if self.pass_at_end and token.lower() == "pass":
+                return ""
             raise GtpError("illegal move: game over")
         try:
-            move = self.game.parse_move(args[1], self.notation)
+            move = self.game.parse_move(token, self.notation)
         except GameError as error:
             raise GtpError(f"syntax error: {error}") from None
         self.turn_check(player)
@@ -172,17 +182,18 @@ class GameSession:
         start = time.monotonic()
         token = self.choose(player)
         if token is None:
-            return "resign"
+            return self.end_token(player)
         self.game.play_text(token, self.notation)
         clock = self.clocks.get(player)
         if clock is not None:
             clock.seconds = max(0.0, clock.seconds - (time.monotonic() - start))
-        return token
+        return self.outgoing_token(token)
 
     def reg_genmove(self, args: tuple[str, ...]) -> str:
         arg.count(args, 1, usage="reg_genmove COLOR")
-        token = self.choose(self.color(args[0]))
-        return "resign" if token is None else token
+        player = self.color(args[0])
+        token = self.choose(player)
+        return self.end_token(player) if token is None else self.outgoing_token(token)
 
     def undo(self, args: tuple[str, ...]) -> str:
         arg.count(args, 0)
@@ -295,6 +306,8 @@ class GameSession:
         key = args[0].lower()
         if key == "notation":
             return self.set_notation(args[1:])
+        if key in self.COMPAT:
+            return self.set_compat(key, args[1])
         try:
             game = type(self.game)(**{**self.game.options, key: args[1]})
         except GameError as error:
@@ -331,3 +344,42 @@ class GameSession:
     def result(self, args: tuple[str, ...]) -> str:
         arg.count(args, 0)
         return self.result_text()
+
+    # ------------------------------------------- controller compatibility (gogui-twogtp)
+
+    def set_compat(self, key: str, value: str) -> str:
+        """``gtpgames-option swap_as_pass|pass_at_end on|off``; answers ``key=on|off``."""
+        text = value.lower()
+        if text not in ("on", "off", "true", "false", "yes", "no", "1", "0"):
+            raise GtpError(f"syntax error: option {key}: expected on or off, got {value!r}")
+        setattr(self, key, text in ("on", "true", "yes", "1"))
+        return f"{key}={'on' if getattr(self, key) else 'off'}"
+
+    def swap_is_legal(self) -> bool:
+        try:
+            move = self.game.parse_move("swap", self.notation)
+        except GameError:
+            return False
+        return not self.game.is_over() and self.game.illegal_reason(move, self.notation) is None
+
+    def incoming_token(self, player: int, token: str) -> str:
+        """``pass`` means the swap when ``swap_as_pass`` is on and ``player`` may swap now."""
+        if (self.swap_as_pass and token.lower() == "pass" and not self.game.is_over()
+                and player == self.game.to_move and self.swap_is_legal()):
+            return "swap"
+        return token
+
+    def outgoing_token(self, token: str) -> str:
+        if self.swap_as_pass and token in ("swap", "swap-pieces"):
+            return "pass"
+        return token
+
+    def end_token(self, player: int) -> str:
+        """genmove's answer once the game is over: ``resign``, or with ``pass_at_end``
+        ``pass`` unless ``player``'s side has lost."""
+        outcome = self.game.outcome()
+        if self.pass_at_end and outcome is not None and (
+            outcome.winner is None or outcome.winner == self.game.side_of(player)
+        ):
+            return "pass"
+        return "resign"
