@@ -3,17 +3,57 @@
 ``time_settings main byo_yomi_time byo_yomi_stones`` (GTP 2, section 6.3.3: Canadian byo-yomi,
 ``byo_yomi_time > 0`` with ``stones == 0`` meaning no time limit) and ``kgs-time_settings``
 (none, absolute, byoyomi with periods, canadian). ``time_left`` updates a player's clock.
+
+The allocation (docs/bot.md): main time is shared over the player's expected remaining moves,
+:func:`moves_left`, estimated from the length of a few random games from the current position
+(a random game runs longer than a real one, so the estimate errs on the side of saving time);
+the answer is never more than what is left less :func:`reserve`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Literal
+import random
+from typing import Any, Literal
+
+from engine.core import Game
 
 Kind = Literal["none", "absolute", "byoyomi", "canadian"]
 
 #: Seconds kept in reserve for process and pipe latency.
 SAFETY = 0.05
+#: Fewest own moves the allocation assumes are left (so late moves keep some time).
+MIN_MOVES_LEFT = 6
+#: Random games played by :func:`moves_left`; the share of their length counted.
+SAMPLE_GAMES = 2
+LENGTH_FACTOR = 0.6
+#: A sample game is cut after this many plies.
+SAMPLE_PLIES = 400
+
+
+def reserve(seconds: float) -> float:
+    """Seconds kept back from ``seconds`` left: :data:`SAFETY` plus 5% (at most 1 s), for
+    start-up, move generation and one search iteration past the deadline."""
+    return SAFETY + min(0.05 * seconds, 1.0)
+
+
+def moves_left(game: Game[Any], samples: int = SAMPLE_GAMES) -> int:
+    """The number of moves the player to move is expected still to make: the mean length of
+    ``samples`` random games from here (seeded by the move number: deterministic), divided
+    by the number of players, times :data:`LENGTH_FACTOR`; at least :data:`MIN_MOVES_LEFT`."""
+    if game.is_over():
+        return MIN_MOVES_LEFT
+    rng = random.Random(len(game.history))
+    total = 0
+    for _ in range(samples):
+        work = game.copy()
+        plies = 0
+        while plies < SAMPLE_PLIES and work.outcome() is None:
+            work.play(work.random_move(rng))
+            plies += 1
+        total += plies
+    own = total / samples / max(game.num_players, 1) * LENGTH_FACTOR
+    return max(MIN_MOVES_LEFT, round(own))
 
 
 @dataclasses.dataclass
@@ -39,6 +79,24 @@ class TimeControl:
     def budget(self, clock: PlayerClock | None, moves_left: int = 30) -> float | None:
         """Seconds to spend on the next move, or ``None`` if there is no limit. Never more
         than what is left on the clock, less a safety margin."""
+        share = self._share(clock, moves_left)
+        if share is None:
+            return None
+        clock = clock or self.fresh_clock()
+        if self.kind == "absolute" or (self.kind == "canadian" and clock.stones > 0):
+            # everything left must last: never more than it, less the reserve
+            return max(0.0, min(share, clock.seconds - reserve(clock.seconds)))
+        if self.kind == "byoyomi" and clock.stones > 0:
+            # in the periods (time_left gives the period's seconds and the periods left)
+            return max(0.0, min(share, clock.seconds - reserve(clock.seconds)))
+        if self.kind == "byoyomi":
+            # a period is not lost while a move stays inside it
+            return max(0.0, min(share, clock.seconds + self.period - reserve(self.period)))
+        # canadian in main time: what is left plus the first period
+        room = clock.seconds + self.period
+        return max(0.0, min(share, room - reserve(room)))
+
+    def _share(self, clock: PlayerClock | None, moves_left: int) -> float | None:
         if self.kind == "none":
             return None
         clock = clock or self.fresh_clock()
@@ -46,6 +104,8 @@ class TimeControl:
         if self.kind == "absolute":
             return max(0.0, clock.seconds / moves_left - SAFETY)
         if self.kind == "byoyomi":
+            if clock.stones > 0:
+                return clock.seconds
             main_share = clock.seconds / moves_left if clock.seconds > 0 else 0.0
             return max(0.0, main_share + self.period - SAFETY * 4)
         # canadian: in main time, a share of main time plus a share of the first period;
