@@ -59,6 +59,10 @@ PLAYERS: dict[str, type[Player]] = {"random": RandomPlayer}
 
 def make_player(name: str, seed: int | None = None) -> Player:
     """A player by name, with a seeded RNG."""
+    # engine.mcts imports this module and adds "mcts" to PLAYERS: imported here, not at the
+    # top, to avoid the cycle.
+    import engine.mcts  # noqa: F401
+
     cls = PLAYERS.get(name.lower())
     if cls is None:
         raise ValueError(f"unknown player {name!r} (players: {', '.join(PLAYERS)})")

@@ -28,7 +28,17 @@ def gtp(
         list[str] | None,
         typer.Option("--option", "-o", help="Game option KEY=VALUE (repeatable)."),
     ] = None,
-    player: Annotated[str, typer.Option(help="Player used by genmove.")] = "random",
+    player: Annotated[
+        str, typer.Option(help="Player used by genmove: mcts (the search bot) or random.")
+    ] = "mcts",
+    level: Annotated[
+        int | None,
+        typer.Option(help="Strength level of mcts, 1..7: playouts per move (docs/bot.md)."),
+    ] = None,
+    threads: Annotated[
+        int,
+        typer.Option(help="Search threads (compiled kernels only; the Python search uses 1)."),
+    ] = 1,
     seed: Annotated[int | None, typer.Option(help="Seed of the player's RNG.")] = None,
     notation: Annotated[
         str | None,
@@ -66,6 +76,12 @@ def gtp(
         the_game = new_game(game, **options)
         chosen = check_notation(notation) if notation else None
         the_player = make_player(player, seed)
+        if level is not None or threads != 1:
+            from engine.mcts import MctsPlayer
+
+            if not isinstance(the_player, MctsPlayer):
+                raise ValueError(f"--level and --threads need the mcts player, not {player!r}")
+            the_player = MctsPlayer(the_player.rng, level=level, threads=threads)
     except (GameError, ValueError) as error:
         _fail(str(error))
         return

@@ -34,6 +34,12 @@ class GtpEngine:
         #: command line arrives while one is running; long commands poll :meth:`should_stop`.
         self.interrupt = threading.Event()
         self._lines: queue.Queue[bytes | None] = queue.Queue()
+        #: Streaming (see :meth:`stream`): where parts go while serving, the running
+        #: command's response head, whether it was written, and the parts kept in-process.
+        self._sink: Callable[[str], None] | None = None
+        self._stream_head = "="
+        self._streaming = False
+        self._streamed: list[str] = []
         self.handlers: dict[str, Handler] = {
             "protocol_version": lambda args: "2",
             "name": lambda args: self.name,
@@ -72,13 +78,42 @@ class GtpEngine:
             return False, "internal error"
 
     def handle_line(self, line: str) -> str | None:
-        """The framed response to one input line, or ``None`` if the line is ignored."""
+        """The framed response to one input line, or ``None`` if the line is ignored.
+
+        If the command streamed part of its response (:meth:`stream`) while serving, only
+        the rest is returned (the streamed part is already written)."""
         text = preprocess(line)
         if text is None:
             return None
         command = parse_command(text)
+        self._stream_head = "=" + (command.id or "")
+        self._streaming = False
+        self._streamed = []
         success, body = self.run_command(command)
-        return format_response(command.id, success, body)
+        if not self._streaming:
+            return format_response(command.id, success, body)
+        self._streaming = False
+        # the head is written: a late failure can only be reported as a line of text
+        rest = format_response(None, True, body if success else f"error: {body}")[2:]
+        tail = rest if rest != "\n\n" else "\n"
+        return "".join(self._streamed) + tail
+
+    def stream(self, text: str) -> None:
+        """Write lines of the running command's (successful) response now, flushed: the
+        head ``=[id]`` on a line of its own first, then ``text`` without empty lines. The
+        handler's return value then ends the response, which ends with one empty line
+        as always (lz-analyze framing). Handlers check their arguments before streaming."""
+        lines = [line.rstrip() for line in text.replace("\r", "").split("\n")]
+        chunk = "".join(line + "\n" for line in lines if line)
+        if not chunk:
+            return
+        if not self._streaming:
+            self._streaming = True
+            chunk = self._stream_head + "\n" + chunk
+        if self._sink is not None:
+            self._sink(chunk)
+        else:
+            self._streamed.append(chunk)
 
     def should_stop(self) -> bool:
         """Whether a running command (search, analysis) should stop now: GoGui sent
@@ -104,6 +139,12 @@ class GtpEngine:
         command can see that it is interrupted (:meth:`should_stop`)."""
         reader = threading.Thread(target=self._read, args=(stdin,), daemon=True)
         reader.start()
+
+        def sink(chunk: str) -> None:
+            stdout.write(chunk.encode("utf-8", errors="replace"))
+            stdout.flush()
+
+        self._sink = sink
         while (raw := self._lines.get()) is not None:
             if self._lines.empty():
                 self.interrupt.clear()

@@ -7,6 +7,7 @@ from typing import Any
 from engine.core import Game
 from engine.notation import Notation
 from engine.players import Limit, Player
+from protocol.analysis import analysis_handlers
 from protocol.engine import GtpEngine
 from protocol.session import GameSession
 
@@ -23,4 +24,5 @@ def build_engine(
     session = GameSession(game, player, notation, limit)
     session.should_stop = engine.should_stop
     engine.add_commands(session.handlers())
+    engine.add_commands(analysis_handlers(engine, session))
     return engine, session

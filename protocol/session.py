@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from engine.clock import PlayerClock, TimeControl
+from engine.clock import PlayerClock, TimeControl, moves_left
 from engine.core import Game, GameError, Outcome
 from engine.notation import Notation, check_notation
 from engine.players import Limit, Player
@@ -120,7 +120,9 @@ class GameSession:
             return None
         self.turn_check(player)
         limit = dataclasses.replace(self.limit, stop=self.should_stop)
-        budget = self.time_control.budget(self.clocks.get(player))
+        budget = None
+        if self.time_control.kind != "none":
+            budget = self.time_control.budget(self.clocks.get(player), moves_left(self.game))
         if budget is not None and (limit.time is None or budget < limit.time):
             limit = dataclasses.replace(limit, time=budget)
         move = self.player.choose_move(self.game.copy(), limit)
@@ -185,6 +187,9 @@ class GameSession:
             return self.end_token(player)
         self.game.play_text(token, self.notation)
         clock = self.clocks.get(player)
+        if clock is None and self.time_control.kind != "none":
+            # no time_left yet: the clock runs from the time settings
+            clock = self.clocks[player] = self.time_control.fresh_clock()
         if clock is not None:
             clock.seconds = max(0.0, clock.seconds - (time.monotonic() - start))
         return self.outgoing_token(token)
