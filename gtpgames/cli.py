@@ -4,6 +4,7 @@ builds the session and runs it. Nothing but protocol responses goes to stdout in
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -104,6 +105,43 @@ def games() -> None:
             continue
         options = " ".join(spec.describe() for spec in cls.OPTIONS) or "(no options)"
         typer.echo(f"{name:8} {cls.title:8} {options}")
+
+
+@app.command()
+def match(
+    game: Annotated[str, typer.Argument(help="Game name (see `gtpgames games`).")],
+    engine: Annotated[list[str], typer.Option(
+        "--engine", "-e", help="name=NAME cmd='COMMAND' [dir=DIR] [stderr=FILE] (repeatable).")],
+    option: Annotated[list[str] | None, typer.Option(
+        "--option", "-o", help="Game option KEY=VALUE (repeatable).")] = None,
+    games: Annotated[int, typer.Option(help="Games per pairing (colours alternate).")] = 2,
+    format: Annotated[str, typer.Option(help="round-robin or gauntlet.")] = "round-robin",
+    openings: Annotated[Path | None, typer.Option(help="File of openings, one a line.")] = None,
+    tc: Annotated[str | None, typer.Option(
+        help="Time control: MAIN, MAIN+PERIOD/STONES or MAIN+PERIODxCOUNT (seconds).")] = None,
+    move_timeout: Annotated[float, typer.Option(
+        help="Seconds per genmove without --tc.")] = 60.0,
+    jobs: Annotated[int, typer.Option(help="Games played in parallel.")] = 1,
+    sprt: Annotated[str | None, typer.Option(help="elo0,elo1[,alpha[,beta]].")] = None,
+    record: Annotated[Path, typer.Option(help="JSON-lines record (resumed).")] = Path(
+        "match.jsonl"),
+    sgf_dir: Annotated[Path | None, typer.Option(help="Write SGF records here.")] = None,
+    max_moves: Annotated[int, typer.Option(help="Adjudicate a draw after N moves.")] = 2000,
+    notation: Annotated[str | None, typer.Option(help="gtp or native.")] = None,
+    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+) -> None:
+    """Play a match between GTP engines, with the rules core as referee."""
+    from adapters import match_cli
+
+    try:
+        config = match_cli.build_config(
+            game, engine, option or [], games, format, openings, tc, move_timeout, jobs, sprt,
+            record, sgf_dir, max_moves, notation)
+        code = match_cli.run(config, quiet)
+    except (ValueError, OSError) as error:
+        _fail(str(error))
+        return
+    raise typer.Exit(code)
 
 
 def main() -> None:
