@@ -1,20 +1,161 @@
 """Compiled (numba) search kernels, one per game, behind the :class:`engine.search.Searcher`
-interface.
+interface (docs/kernels.md).
 
-numba is imported only when a kernel is first needed, never at start-up.
-:func:`searcher_for` is the one entry point the players use: it returns a ready searcher for
-the game, or ``None`` when the game has no kernel (yet) or its kernel is not compiled, in which
-case the caller searches with the Python MCTS.
+numba is imported only when a kernel is first needed, never at start-up: importing this
+module imports neither numba nor numpy. :func:`searcher_for` is the one entry point the
+players use: it returns a ready searcher for the game, or ``None`` when the game has no kernel
+or its kernel is not loaded yet, in which case the caller searches with the Python MCTS. The
+first request for a game starts loading its kernel on a background thread (from the on-disk
+cache when warm, else compiling it: seconds), so a genmove never waits for numba;
+``gtpgames warmup`` (:func:`warmup`) compiles every kernel ahead of time.
+
+The cache lives in ``$NUMBA_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/gtpgames/numba``
+(``~/.cache/gtpgames/numba``), in a subdirectory named after a hash of the kernels' sources:
+numba notices edits to a cached function's own file but not to the files of the functions it
+calls, so any edit here starts a fresh cache.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import hashlib
+import importlib
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from engine.core import Game
 from engine.search import Searcher
 
+if TYPE_CHECKING:
+    from engine.kernels.mcts import KernelSearcher
+
+#: Game name -> "module:Codec class" of its array rules.
+KERNELS: dict[str, str] = {
+    "brique": "engine.kernels.brique:BriqueCodec",
+}
+
+#: Set to "0" or "off" to disable the kernels (every search then uses the Python MCTS).
+ENV_SWITCH = "GTPGAMES_KERNELS"
+
+_lock = threading.Lock()
+_ready: dict[str, KernelSearcher] = {}
+_loading: dict[str, threading.Thread] = {}
+_failed: dict[str, str] = {}
+#: Seconds each kernel took to load (compile or read from the cache), for the figures.
+load_seconds: dict[str, float] = {}
+
+
+def cache_dir() -> Path:
+    """The directory numba caches the kernels in (see the module docstring)."""
+    if _configured:
+        return _configured[0]
+    base = os.environ.get("NUMBA_CACHE_DIR")
+    if base:
+        root = Path(base)
+    else:
+        xdg = os.environ.get("XDG_CACHE_HOME")
+        root = (Path(xdg) if xdg else Path.home() / ".cache") / "gtpgames" / "numba"
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return root / f"kernels-{digest.hexdigest()[:12]}"
+
+
+_configured: list[Path] = []
+
+
+def _configure() -> None:
+    """Point numba's cache at :func:`cache_dir`, before or after numba is imported."""
+    if _configured:
+        return
+    path = cache_dir()
+    _configured.append(path)
+    path.mkdir(parents=True, exist_ok=True)
+    os.environ["NUMBA_CACHE_DIR"] = str(path)
+    if "numba" in sys.modules:
+        sys.modules["numba"].config.CACHE_DIR = str(path)
+
+
+def enabled() -> bool:
+    return os.environ.get(ENV_SWITCH, "1").lower() not in ("0", "off", "false", "no")
+
+
+def load(name: str) -> KernelSearcher:
+    """The searcher of game ``name``, compiling its kernel (or loading it from the cache)
+    now, in this thread; KeyError if the game has no kernel."""
+    with _lock:
+        if name in _ready:
+            return _ready[name]
+    target = KERNELS[name]
+    start = time.perf_counter()
+    _configure()
+    module_name, _, codec_name = target.partition(":")
+    module = importlib.import_module(module_name)
+    from engine.kernels.mcts import KernelSearcher, Tree
+    from engine.registry import new_game
+
+    codec = getattr(module, codec_name)()
+    searcher = KernelSearcher(codec)
+    Tree(codec, new_game(name), searcher.settings.__class__(max_nodes=4096), 1).run(2)
+    with _lock:
+        load_seconds.setdefault(name, time.perf_counter() - start)
+        _ready[name] = searcher
+    return searcher
+
+
+def _load_quietly(name: str) -> None:
+    try:
+        load(name)
+    except Exception as error:  # pragma: no cover - reported, never fatal
+        _failed[name] = f"{type(error).__name__}: {error}"
+        print(f"gtpgames: the {name} kernel failed to load: {error}", file=sys.stderr)
+
 
 def searcher_for(game: Game[Any]) -> Searcher | None:
-    """A compiled searcher for ``game``, or ``None`` (use the Python fallback)."""
+    """A compiled searcher for ``game``, or ``None`` (use the Python fallback). The first
+    call for a game starts loading its kernel in the background and returns ``None``."""
+    name = game.name
+    if name not in KERNELS or not enabled():
+        return None
+    with _lock:
+        ready = _ready.get(name)
+        if ready is not None:
+            return ready
+        if name in _failed or name in _loading:
+            return None
+        thread = threading.Thread(
+            target=_load_quietly, args=(name,), name=f"kernel-{name}", daemon=True
+        )
+        _loading[name] = thread
+    thread.start()
     return None
+
+
+def wait(name: str, timeout: float | None = None) -> bool:
+    """Wait for a background load of ``name`` started by :func:`searcher_for`; whether the
+    kernel is ready."""
+    thread = _loading.get(name)
+    if thread is not None:
+        thread.join(timeout)
+    return name in _ready
+
+
+def warmup(names: list[str] | None = None) -> dict[str, float]:
+    """Compile (or load from the cache) the kernels of ``names`` (default: all); seconds per
+    kernel. ValueError for a game without a kernel."""
+    chosen = list(KERNELS) if not names else [name.lower() for name in names]
+    for name in chosen:
+        if name not in KERNELS:
+            raise ValueError(
+                f"no compiled kernel for {name!r} (kernels: {', '.join(KERNELS)})"
+            )
+    seconds = {}
+    for name in chosen:
+        start = time.perf_counter()
+        load(name)
+        seconds[name] = time.perf_counter() - start
+    return seconds

@@ -1,0 +1,404 @@
+"""The generic compiled MCTS loop (UCT with RAVE, MCTS-solver) over a game's array rules, and
+:class:`KernelSearcher`, which runs it in slices behind :class:`engine.search.Searcher`.
+
+Imports numba (through :mod:`engine.kernels.rt`): reach it only through
+:mod:`engine.kernels`.
+
+The tree lives in flat arrays, one entry per node: visits, wins (for the player who moved
+into the node; draws count 1/2), AMAF visits and wins (RAVE), the move into the node, its
+first child and number of children (children are contiguous, created all at once when a
+node is expanded) and its proof (+1: the player who moved into the node wins with best play,
+-1: loses, 0: unknown), as in Winands, Bjornsson and Saito's MCTS-Solver. An iteration copies
+the root state, descends by the selection rule playing moves on the copy, expands the leaf
+once it has ``expand_visits`` visits, plays the game out with the game's playout, and backs
+the result up (value, AMAF and proofs). Proven-lost children are never selected; a
+proven-won child is always selected (and proves its parent lost for the other side).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from engine.core import Game
+from engine.kernels.rt import jit, new_rng, r_legal, r_play, r_playout, r_to_move, r_winner
+from engine.players import Limit
+from engine.search import MoveStat, Progress, Proof, SearchResult
+
+# Parameter slots (a float64 array, so that features can be switched without recompiling).
+P_UCT = 0  # exploration constant
+P_RAVE = 1  # RAVE bias b (0: RAVE off); beta = n_amaf / (n_amaf + n + b * n_amaf * n)
+P_EXPAND = 2  # visits a leaf needs before it is expanded
+P_KNOWLEDGE = 3  # playout knowledge level passed to the game's playout (0: uniform)
+P_SOLVER = 4  # 1: propagate proofs; 0: plain MCTS (terminal results only)
+N_PARAMS = 5
+
+# Meta slots (an int64 array).
+M_NODES = 0  # nodes used
+M_ITERATIONS = 1  # iterations run so far
+N_META = 2
+
+
+@jit
+def _select(
+    node: int, tree: Any, rng: Any, c_uct: float, rave: float
+) -> int:
+    visits, wins, amv, amw, _mv, first, count, proof, _meta = tree
+    f = first[node]
+    k = count[node]
+    log_n = math.log(visits[node] + 1.0)
+    start = 0
+    if k > 1:
+        start = (rng[0] >> np.uint64(33)) % np.uint64(k)
+    best = -1
+    best_score = -1e300
+    for j in range(k):
+        c: int = f + (int(start) + j) % k
+        pc = proof[c]
+        if pc == 1:
+            return c
+        if pc == -1:
+            continue
+        v = visits[c]
+        av = amv[c]
+        if rave > 0.0 and av > 0.0:
+            a = amw[c] / av
+            if v > 0:
+                beta = av / (av + v + rave * av * v)
+                score = (1.0 - beta) * (wins[c] / v) + beta * a
+            else:
+                score = a
+            score += c_uct * math.sqrt(log_n / (v + 1.0))
+        elif v == 0:
+            score = 1e9
+        else:
+            score = wins[c] / v + c_uct * math.sqrt(log_n / v)
+        if score > best_score:
+            best_score = score
+            best = c
+    if best < 0:  # every child is proven lost: any will do
+        best = f
+    return best
+
+
+@jit
+def _prove_up(tree: Any, path: Any, depth: int) -> None:
+    """Propagate a new proof at ``path[depth]`` towards the root."""
+    proof = tree[7]
+    first = tree[5]
+    count = tree[6]
+    for d in range(depth - 1, -1, -1):
+        n = path[d]
+        if proof[n] != 0:
+            return
+        f = first[n]
+        all_lost = True
+        won = False
+        for c in range(f, f + count[n]):
+            if proof[c] == 1:
+                won = True
+                break
+            if proof[c] != -1:
+                all_lost = False
+        if won:
+            proof[n] = -1
+        elif all_lost:
+            proof[n] = 1
+        else:
+            return
+
+
+@jit
+def run(t: Any, root: Any, tree: Any, scratch: Any, rng: Any, params: Any, iters: int) -> int:
+    """Run ``iters`` iterations (fewer if the root gets proven); return how many ran."""
+    visits, wins, amv, amw, mv, first, count, proof, meta = tree
+    s, w, buf, rec, path, pl, stamp, who = scratch
+    c_uct = params[P_UCT]
+    rave = params[P_RAVE]
+    expand_at = params[P_EXPAND]
+    knowledge = int(params[P_KNOWLEDGE])
+    solver = params[P_SOLVER] > 0.0
+    cap = visits.shape[0]
+    room = buf.shape[0]
+    root_mover = 1 - r_to_move(t, root)
+    done = 0
+    for _ in range(iters):
+        if proof[0] != 0:
+            break
+        it = meta[M_ITERATIONS] + 1
+        meta[M_ITERATIONS] = it
+        done += 1
+        s[:] = root
+        depth = 0
+        node = 0
+        path[0] = 0
+        pl[0] = root_mover
+        res = r_winner(t, s)
+        while res < 0 and first[node] >= 0:
+            child = _select(node, tree, rng, c_uct, rave)
+            p = r_to_move(t, s)
+            r_play(t, s, w, mv[child])
+            depth += 1
+            path[depth] = child
+            pl[depth] = p
+            node = child
+            res = r_winner(t, s)
+        if res < 0 and (node == 0 or visits[node] >= expand_at) and meta[M_NODES] + room <= cap:
+            k = r_legal(t, s, buf)
+            f = meta[M_NODES]
+            meta[M_NODES] = f + k
+            for j in range(k):
+                c = f + j
+                visits[c] = 0
+                wins[c] = 0.0
+                amv[c] = 0.0
+                amw[c] = 0.0
+                mv[c] = buf[j]
+                first[c] = -1
+                count[c] = 0
+                proof[c] = 0
+            first[node] = f
+            count[node] = k
+            child = _select(node, tree, rng, c_uct, rave)
+            p = r_to_move(t, s)
+            r_play(t, s, w, mv[child])
+            depth += 1
+            path[depth] = child
+            pl[depth] = p
+            node = child
+            res = r_winner(t, s)
+        if res >= 0:
+            rec[0] = 0
+            if depth > 0 and solver:
+                if res == pl[depth]:
+                    proof[node] = 1
+                    _prove_up(tree, path, depth)
+                elif res != 2:
+                    proof[node] = -1
+                    _prove_up(tree, path, depth)
+        else:
+            res = r_playout(t, s, w, rng, rec, knowledge)
+        # AMAF marks: the first player to play each move code after the current node.
+        if rave > 0.0:
+            for j in range(rec[0] - 1, -1, -1):
+                m = rec[1 + 2 * j]
+                stamp[m] = it
+                who[m] = rec[2 + 2 * j]
+        for d in range(depth, -1, -1):
+            n = path[d]
+            visits[n] += 1
+            if res == pl[d]:
+                wins[n] += 1.0
+            elif res == 2:
+                wins[n] += 0.5
+            if rave > 0.0 and d < depth:
+                m = mv[path[d + 1]]
+                stamp[m] = it
+                who[m] = pl[d + 1]
+                mover = pl[d + 1]
+                value = 1.0 if res == mover else (0.5 if res == 2 else 0.0)
+                f = first[n]
+                for c in range(f, f + count[n]):
+                    m = mv[c]
+                    if stamp[m] == it and who[m] == mover:
+                        amv[c] += 1.0
+                        amw[c] += value
+    return done
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """Search parameters of the kernels (see the ``P_*`` slots)."""
+
+    uct: float = 0.35
+    rave: float = 0.001
+    expand_visits: int = 1
+    knowledge: int = 1
+    solver: bool = True
+    #: Tree capacity in nodes (memory: about 41 bytes a node).
+    max_nodes: int = 2_000_000
+
+    def array(self) -> np.ndarray[Any, np.dtype[np.float64]]:
+        values = [0.0] * N_PARAMS
+        values[P_UCT] = self.uct
+        values[P_RAVE] = self.rave
+        values[P_EXPAND] = float(self.expand_visits)
+        values[P_KNOWLEDGE] = float(self.knowledge)
+        values[P_SOLVER] = 1.0 if self.solver else 0.0
+        return np.array(values, dtype=np.float64)
+
+
+class Codec:
+    """What a game's kernel module provides: its arrays and the move codes of one game."""
+
+    def tables(self, game: Game[Any]) -> tuple[Any, ...]:
+        """The game's fixed tables (a NamedTuple registered with :func:`rt.register`)."""
+        raise NotImplementedError
+
+    def state(self, game: Game[Any]) -> np.ndarray[Any, np.dtype[np.int32]]:
+        """The array state of ``game``."""
+        raise NotImplementedError
+
+    def sizes(self, game: Game[Any]) -> tuple[int, int, int]:
+        """(number of move codes, most legal moves in a position, work array length)."""
+        raise NotImplementedError
+
+    def move(self, game: Game[Any], code: int) -> Any:
+        """The game's move for a move code."""
+        raise NotImplementedError
+
+
+_PROOF_OF_CHILD: dict[int, Proof] = {1: "win", -1: "loss"}
+#: The root's proof is for the player who moved into it: the other side from the one to move.
+_PROOF_OF_ROOT: dict[int, Proof] = {1: "loss", -1: "win"}
+
+
+class Tree:
+    """The arrays of one search: tree, scratch space, generator state."""
+
+    def __init__(self, codec: Codec, game: Game[Any], settings: Settings, seed: int) -> None:
+        codes, most, work = codec.sizes(game)
+        cap = max(settings.max_nodes, 4 * most + 1)
+        self.tables = codec.tables(game)
+        self.root = codec.state(game)
+        self.tree: tuple[np.ndarray[Any, Any], ...] = (
+            np.zeros(cap, dtype=np.int32),
+            np.zeros(cap, dtype=np.float64),
+            np.zeros(cap, dtype=np.float64),
+            np.zeros(cap, dtype=np.float64),
+            np.full(cap, -1, dtype=np.int32),
+            np.full(cap, -1, dtype=np.int32),
+            np.zeros(cap, dtype=np.int32),
+            np.zeros(cap, dtype=np.int8),
+            np.zeros(N_META, dtype=np.int64),
+        )
+        self.tree[8][M_NODES] = 1
+        depth = codes + 8
+        self.scratch: tuple[np.ndarray[Any, Any], ...] = (
+            self.root.copy(),
+            np.zeros(work, dtype=np.int32),
+            np.zeros(most, dtype=np.int32),
+            np.zeros(2 * codes + 2 + 2 * depth, dtype=np.int32),
+            np.zeros(depth, dtype=np.int32),
+            np.zeros(depth, dtype=np.int32),
+            np.zeros(codes, dtype=np.int64),
+            np.zeros(codes, dtype=np.int32),
+        )
+        self.rng = new_rng(seed)
+        self.params = settings.array()
+
+    def run(self, iters: int) -> int:
+        done: int = run(self.tables, self.root, self.tree, self.scratch, self.rng,
+                        self.params, iters)
+        return done
+
+    @property
+    def iterations(self) -> int:
+        return int(self.tree[8][M_ITERATIONS])
+
+    @property
+    def root_proof(self) -> int:
+        return int(self.tree[7][0])
+
+
+class KernelSearcher:
+    """A :class:`engine.search.Searcher` over one game's compiled kernel."""
+
+    #: Seconds one slice should take: the clock and ``limit.stop()`` are checked between.
+    slice_seconds = 0.02
+
+    def __init__(self, codec: Codec, settings: Settings | None = None) -> None:
+        self.codec = codec
+        self.settings = settings if settings is not None else Settings()
+
+    def search(
+        self,
+        game: Game[Any],
+        limit: Limit,
+        rng: random.Random,
+        progress: Progress | None = None,
+        interval: float = 0.5,
+    ) -> SearchResult:
+        start = time.perf_counter()
+        tree = Tree(self.codec, game, self.settings, rng.getrandbits(63))
+        budget = limit.playouts
+        deadline = None if limit.time is None else start + limit.time
+        if budget is None and deadline is None:
+            budget = 1000
+        size = 64
+        next_report = start + interval
+        while tree.root_proof == 0:
+            if budget is not None and tree.iterations >= budget:
+                break
+            if limit.stop():
+                break
+            now = time.perf_counter()
+            if deadline is not None and now >= deadline:
+                break
+            n = size if budget is None else min(size, budget - tree.iterations)
+            t0 = time.perf_counter()
+            tree.run(n)
+            took = time.perf_counter() - t0
+            # Aim each slice at slice_seconds, and never past the deadline.
+            rate = n / max(took, 1e-6)
+            size = max(16, min(int(rate * self.slice_seconds), 1 << 20))
+            if deadline is not None:
+                left = deadline - time.perf_counter()
+                size = max(1, min(size, int(rate * left * 0.9)))
+            if progress is not None and time.perf_counter() >= next_report:
+                progress(self._result(game, tree, time.perf_counter() - start))
+                next_report = time.perf_counter() + interval
+        return self._result(game, tree, time.perf_counter() - start)
+
+    def _result(self, game: Game[Any], tree: Tree, seconds: float) -> SearchResult:
+        visits, wins, _amv, _amw, mv, first, count, proof, _meta = tree.tree
+        f = int(first[0])
+        k = int(count[0])
+        if f < 0 or k == 0:
+            move = game.legal_moves()[0]
+            stat = MoveStat(move, 0, 0.5, None, (move,))
+            return SearchResult(move, (stat,), tree.iterations, seconds, None)
+        children = list(range(f, f + k))
+
+        def rank(c: int) -> tuple[int, int, float]:
+            p = int(proof[c])
+            return (p, int(visits[c]), float(wins[c]) / max(int(visits[c]), 1))
+
+        children.sort(key=rank, reverse=True)
+        stats = []
+        for c in children:
+            v = int(visits[c])
+            p = int(proof[c])
+            winrate = 1.0 if p == 1 else 0.0 if p == -1 else (float(wins[c]) / v if v else 0.5)
+            pv = self._pv(game, tree, c)
+            stats.append(MoveStat(pv[0], v, winrate, _PROOF_OF_CHILD.get(p), pv))
+        root = _PROOF_OF_ROOT.get(tree.root_proof)
+        return SearchResult(stats[0].move, tuple(stats), tree.iterations, seconds, root)
+
+    def _pv(self, game: Game[Any], tree: Tree, child: int, most: int = 12) -> tuple[Any, ...]:
+        visits, _w, _a, _b, mv, first, count, proof, _meta = tree.tree
+        line = game.copy()
+        moves = []
+        node = child
+        while True:
+            move = self.codec.move(line, int(mv[node]))
+            moves.append(move)
+            line.play(move)
+            f = int(first[node])
+            if f < 0 or len(moves) >= most or line.is_over():
+                break
+            kids = range(f, f + int(count[node]))
+            node = max(kids, key=lambda c: (int(proof[c]), int(visits[c])))
+            if visits[node] == 0 and proof[node] == 0:
+                break
+        return tuple(moves)
+
+
+#: Builds a searcher for a game (the kernels' registry entries).
+SearcherFactory = Callable[[], KernelSearcher]
