@@ -144,5 +144,24 @@ def match(
     raise typer.Exit(code)
 
 
+@app.command()
+def warmup(
+    game: Annotated[
+        list[str] | None, typer.Argument(help="Games to compile (default: every kernel).")
+    ] = None,
+) -> None:
+    """Compile the numba search kernels ahead of time (into the on-disk cache)."""
+    from engine import kernels
+
+    try:
+        seconds = kernels.warmup(game)
+    except ValueError as error:
+        _fail(str(error))
+        return
+    for name, took in seconds.items():
+        typer.echo(f"{name}: ready in {took:.1f} s")
+    typer.echo(f"cache: {kernels.cache_dir()}")
+
+
 def main() -> None:
     app()
