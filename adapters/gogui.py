@@ -1,0 +1,429 @@
+"""GoGui support: the gogui-rules ruler extension, half-move clicks, analyze commands.
+
+Follows GoGui 1.6 (Remi-Coulom/gogui): doc/manual/xml/rules.xml (gogui-rules_*), analyze.xml
+(gogui-analyze_commands, the gfx and param types) and interrupt.xml (gogui-interrupt: GoGui
+then writes ``# interrupt`` while a command runs, which protocol/engine.py turns into
+should_stop()). GoGui starts a second process of the same command line as the ruler; both
+get ``clear_board`` and one ``play COLOR POINT`` per click, and GoGui sends the ruler each
+point that genmove answers twice in a row (GoGui.computerMoved): a repeated click is never
+legal, so the second copy fails harmlessly.
+
+The handlers wrap the session's ``play``, ``genmove``, ``undo``, ``boardsize`` and
+``clear_board``. Until the engine is in GoGui mode they behave exactly as before. The first
+``gogui-rules_*`` or ``gogui-play_sequence`` command (GoGui sends ``gogui-rules_game_id`` or
+``gogui-rules_board_size`` before any move) or ``gtpgames-gogui on`` switches it on; then:
+
+* ``play COLOR POINT`` and ``play COLOR pass`` are clicks on GoGui points (columns skip I;
+  two letters past 25); a click may leave a half-move pending, the side to move unchanged;
+  other tokens (``e3-e4``, ``c3hne``, ``swap``) are still whole moves;
+* ``genmove`` answers one click: the first click of the move the player chooses, then the
+  following clicks of the same move at the next genmove calls;
+* ``undo`` takes back one click; ``boardsize`` takes GoGui's size (2n for Trisq).
+
+The click mapping of each game is in :mod:`adapters.gogui_games`; docs/gogui.md describes it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+from adapters.gogui_games import (
+    Click,
+    ClickMap,
+    Pending,
+    click_key,
+    click_map,
+    format_click,
+    is_click_token,
+    parse_click,
+)
+from engine.core import Game, GameError
+from engine.notation import check_notation
+from protocol import args as arg
+from protocol.engine import GtpEngine, Handler
+from protocol.gtp import GtpError
+from protocol.session import GameSession
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "games"
+
+#: Search commands another module may register; listed for GoGui when present:
+#: command name -> analyze command line (type/label/command).
+SEARCH_ENTRIES = {
+    "gtpgames-analyze": "gfx/Search (gfx)/gtpgames-analyze %m",
+}
+
+
+@dataclasses.dataclass
+class _Record:
+    """The clicks that made one move of the game history (None: played as a token)."""
+
+    clicks: Pending | None
+
+
+class GoGuiCommands:
+    """The GoGui handler set over one engine and its game session."""
+
+    def __init__(self, engine: GtpEngine, session: GameSession) -> None:
+        self.engine = engine
+        self.session = session
+        #: the handlers this set wraps, as registered before it
+        self.base: dict[str, Handler] = dict(engine.handlers)
+        self.active = False
+        self.pending: list[Click] = []
+        #: the clicks genmove still has to answer for the move it chose
+        self.plan: list[Click] = []
+        self.records: list[_Record] = []
+        self.seed: int | None = None
+        self._game: Game[Any] | None = None
+        self._map: ClickMap | None = None
+
+    def handlers(self) -> dict[str, Handler]:
+        return {
+            "play": self.play,
+            "genmove": self.genmove,
+            "undo": self.undo,
+            "boardsize": self.boardsize,
+            "clear_board": self.clear_board,
+            "gogui-play_sequence": self.play_sequence,
+            "gogui-interrupt": lambda args: "",
+            "gogui-analyze_commands": self.analyze_commands,
+            "gogui-rules_game_id": self.rules_game_id,
+            "gogui-rules_board": self.rules_board,
+            "gogui-rules_board_size": self.rules_board_size,
+            "gogui-rules_legal_moves": self.rules_legal_moves,
+            "gogui-rules_side_to_move": self.rules_side_to_move,
+            "gogui-rules_final_result": self.rules_final_result,
+            "gogui-rules_board_gfx": self.rules_board_gfx,
+            "gogui-rules_captured_count": self.rules_captured_count,
+            "gtpgames-gogui": self.set_mode,
+            "gtpgames-param": self.param,
+            "gtpgames-rules": self.rules_text,
+        }
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def game(self) -> Game[Any]:
+        return self.session.game
+
+    def sync(self) -> ClickMap:
+        """Follow changes made by other commands: a new game drops the pending clicks; a
+        history changed behind our back keeps the records that still line up."""
+        game = self.game
+        if game is not self._game or self._map is None:
+            self._game = game
+            self.pending.clear()
+            self.plan.clear()
+            self.records = [_Record(None) for _ in game.history]
+            try:
+                self._map = click_map(game)
+            except ValueError as error:
+                self._map = None
+                raise GtpError(str(error)) from None
+        length = len(game.history)
+        if length != len(self.records):
+            self.pending.clear()
+            self.plan.clear()
+            del self.records[length:]
+            self.records += [_Record(None) for _ in range(length - len(self.records))]
+        return self._map
+
+    def activate(self) -> ClickMap:
+        self.active = True
+        return self.sync()
+
+    def options(self) -> dict[Click, Any]:
+        assert self._map is not None
+        try:
+            return self._map.options(tuple(self.pending))
+        except ValueError as error:
+            raise GtpError(str(error)) from None
+
+    def apply(self, click: Click, options: dict[Click, Any]) -> None:
+        """Play a click known to be legal."""
+        move = options[click]
+        if self.plan and self.plan[0] == click:
+            self.plan.pop(0)
+        else:
+            self.plan.clear()
+        if move is None:
+            self.pending.append(click)
+            return
+        self.game.play(move)
+        self.records.append(_Record((*self.pending, click)))
+        self.pending.clear()
+
+    def parse(self, token: str) -> Click:
+        assert self._map is not None
+        try:
+            return parse_click(token, self._map.size())
+        except ValueError as error:
+            raise GtpError(f"syntax error: {error}") from None
+
+    # ------------------------------------------------------- wrapped commands
+
+    def play(self, args: tuple[str, ...]) -> str:
+        arg.count(args, 2, usage="play COLOR MOVE")
+        self.sync()
+        if not (self.active or self.pending) or not is_click_token(args[1]):
+            if self.pending:
+                raise GtpError(
+                    f"illegal move: a half-move is pending "
+                    f"({' '.join(format_click(c) for c in self.pending)}); "
+                    "finish it with clicks or undo it"
+                )
+            response = self.base["play"](args)
+            self.sync()
+            return response
+        player = self.session.color(args[0])
+        click = self.parse(args[1])
+        if self.game.is_over():
+            raise GtpError("illegal move: game over")
+        self.session.turn_check(player)
+        options = self.options()
+        if click not in options:
+            raise GtpError(f"illegal move: {self.click_problem(click, options)}")
+        self.apply(click, options)
+        return ""
+
+    def click_problem(self, click: Click, options: dict[Click, Any]) -> str:
+        name = format_click(click)
+        if not options:
+            return "no legal click"
+        if self.pending:
+            done = " ".join(format_click(c) for c in self.pending)
+            return f"{name} does not continue the half-move {done}"
+        return f"{name} is not a legal click now"
+
+    def genmove(self, args: tuple[str, ...]) -> str:
+        arg.count(args, 1, usage="genmove COLOR")
+        self.sync()
+        if not self.active or self.game.is_over():
+            if self.pending:
+                raise GtpError("a half-move is pending in a finished game")
+            return self.base["genmove"](args)
+        player = self.session.color(args[0])
+        self.session.turn_check(player)
+        options = self.options()
+        if not (self.plan and self.plan[0] in options):
+            self.plan = self.choose_clicks(player)
+        click = self.plan[0]
+        self.apply(click, options)
+        return format_click(click)
+
+    def choose_clicks(self, player: int) -> list[Click]:
+        """The clicks still to make for the move the player chooses (a completion of the
+        pending half-move when the player's move does not continue it)."""
+        assert self._map is not None
+        done = tuple(self.pending)
+        if not done:
+            token = self.session.choose(player)
+            if token is not None:
+                try:
+                    move = self.game.parse_move(token, self.session.notation)
+                except GameError:
+                    move = None
+                if move is not None:
+                    seq = self._map.clicks(move)
+                    if seq[: len(done)] == done:
+                        return list(seq[len(done):])
+        # complete the pending half-move: the first legal continuation, click by click
+        clicks: list[Click] = []
+        path = list(done)
+        while True:
+            options = self._map.options(tuple(path))
+            if not options:
+                raise GtpError("no legal continuation of the pending half-move")
+            click = min(options, key=click_key)
+            clicks.append(click)
+            if options[click] is not None:
+                return clicks
+            path.append(click)
+
+    def undo(self, args: tuple[str, ...]) -> str:
+        arg.count(args, 0)
+        self.sync()
+        self.plan.clear()
+        if not self.active:
+            return self.base["undo"](args)
+        if self.pending:
+            self.pending.pop()
+            return ""
+        if not self.game.history:
+            raise GtpError("cannot undo: no move to take back")
+        record = self.records.pop()
+        move = self.game.undo()
+        assert self._map is not None
+        clicks = record.clicks if record.clicks is not None else self._map.clicks(move)
+        self.pending = list(clicks[:-1])
+        return ""
+
+    def boardsize(self, args: tuple[str, ...]) -> str:
+        arg.count(args, 1, usage="boardsize SIZE")
+        size = arg.integer(args[0], "board size")
+        if self.active:
+            gmap = self.sync()
+            try:
+                size = gmap.game_size(size)
+            except ValueError as error:
+                raise GtpError(f"unacceptable size: {error}") from None
+        response = self.base["boardsize"]((str(size),))
+        self.sync()
+        return response
+
+    def clear_board(self, args: tuple[str, ...]) -> str:
+        response = self.base["clear_board"](args)
+        self.sync()
+        return response
+
+    def play_sequence(self, args: tuple[str, ...]) -> str:
+        if len(args) % 2:
+            raise GtpError("syntax error: gogui-play_sequence takes COLOR MOVE pairs")
+        self.activate()
+        played = 0
+        try:
+            for k in range(0, len(args), 2):
+                self.play(args[k: k + 2])
+                played += 1
+        except GtpError as error:
+            for _ in range(played):
+                self.undo(())
+            raise GtpError(f"{error} (move {played + 1} of the sequence; none played)") from None
+        return ""
+
+    # ------------------------------------------------------------ gogui-rules
+
+    def rules_game_id(self, args: tuple[str, ...]) -> str:
+        arg.count(args, 0)
+        return self.activate().game_id
+
+    def rules_board(self, args: tuple[str, ...]) -> str:
+        arg.count(args, 0)
+        return "\n".join(self.activate().rows(tuple(self.pending)))
+
+    def rules_board_size(self, args: tuple[str, ...]) -> str:
+        arg.count(args, 0)
+        return str(self.activate().size())
+
+    def rules_legal_moves(self, args: tuple[str, ...]) -> str:
+        arg.count(args, 0)
+        self.activate()
+        if self.game.is_over():
+            return ""
+        return " ".join(format_click(c) for c in sorted(self.options(), key=click_key))
+
+    def rules_side_to_move(self, args: tuple[str, ...]) -> str:
+        arg.count(args, 0)
+        self.activate()
+        return "black" if self.game.to_move == 0 else "white"
+
+    def rules_final_result(self, args: tuple[str, ...]) -> str:
+        arg.count(args, 0)
+        self.activate()
+        outcome = self.game.outcome()
+        if outcome is None:
+            return "The game is not over."
+        if outcome.winner is None:
+            return f"Draw: {outcome.reason}."
+        side = self.game.side_names[outcome.winner].capitalize()
+        text = outcome.reason
+        if side.lower() not in text.lower():
+            text = f"{side} wins: {text}"
+        return f"{text} ({self.session.score_text(outcome)})."
+
+    def rules_board_gfx(self, args: tuple[str, ...]) -> str:
+        arg.count(args, 0)
+        return "\n".join(self.activate().gfx(tuple(self.pending)))
+
+    def rules_captured_count(self, args: tuple[str, ...]) -> str:
+        arg.count(args, 0)
+        first, second = self.activate().captured()
+        return f"{first} {second}"
+
+    # ---------------------------------------------------------- our extensions
+
+    def set_mode(self, args: tuple[str, ...]) -> str:
+        arg.count(args, 0, 1, usage="gtpgames-gogui [on|off]")
+        if args:
+            value = args[0].lower()
+            if value not in ("on", "off"):
+                raise GtpError(f"syntax error: expected on or off, got {args[0]!r}")
+            if value == "off" and self.pending:
+                raise GtpError("a half-move is pending: undo it before leaving GoGui mode")
+            self.active = value == "on"
+            self.sync()
+        return "on" if self.active else "off"
+
+    def analyze_commands(self, args: tuple[str, ...]) -> str:
+        arg.count(args, 0)
+        lines = [
+            "plist/Legal Moves/gogui-rules_legal_moves",
+            "gfx/Board Markings/gogui-rules_board_gfx",
+            "param/Parameters/gtpgames-param",
+            "string/Rules/gtpgames-rules",
+            "string/Game/gtpgames-game",
+        ]
+        for name, line in SEARCH_ENTRIES.items():
+            if name in self.engine.handlers:
+                lines.append(line)
+        return "\n".join(lines)
+
+    def param(self, args: tuple[str, ...]) -> str:
+        limit = self.session.limit
+        if not args:
+            def show(value: object) -> str:
+                return "" if value is None else str(value)
+
+            lines = [
+                f"[string] time {show(limit.time)}",
+                f"[string] playouts {show(limit.playouts)}",
+                f"[string] seed {show(self.seed)}",
+                f"[list/gtp/native] notation {self.session.notation}",
+            ]
+            if hasattr(self.session.player, "level"):
+                lines.append(f"[string] level {self.session.player.level}")
+            return "\n".join(lines)
+        if len(args) > 2:
+            raise GtpError("syntax error: gtpgames-param [KEY [VALUE]]")
+        key, value = args[0].lower(), (args[1] if len(args) == 2 else "")
+        if key == "time":
+            seconds = None if not value else arg.number(value, "time", 0)
+            self.session.limit = dataclasses.replace(limit, time=seconds)
+        elif key == "playouts":
+            count = None if not value else arg.integer(value, "playouts", 1)
+            self.session.limit = dataclasses.replace(limit, playouts=count)
+        elif key == "seed":
+            self.seed = None if not value else arg.integer(value, "seed")
+            self.session.player.seed(self.seed)
+        elif key == "notation":
+            try:
+                self.session.notation = check_notation(value)
+            except ValueError as error:
+                raise GtpError(f"syntax error: {error}") from None
+        elif key == "level" and hasattr(self.session.player, "level"):
+            self.session.player.level = arg.integer(value, "level")
+        else:
+            raise GtpError(f"unknown parameter {args[0]!r}")
+        return ""
+
+    def rules_text(self, args: tuple[str, ...]) -> str:
+        arg.count(args, 0)
+        name = self.game.name
+        path = DOCS / f"{name}.md"
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError:
+            return f"{self.game.title}: see shared/rules/{name}.md"
+        return text.strip()
+
+
+def gogui_handlers(
+    engine: GtpEngine, session: GameSession, seed: int | None = None
+) -> dict[str, Handler]:
+    """The GoGui commands for ``engine`` (add them after the session's commands);
+    ``seed`` is the player's seed, shown in the parameter dialog."""
+    commands = GoGuiCommands(engine, session)
+    commands.seed = seed
+    return commands.handlers()
