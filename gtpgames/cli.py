@@ -90,6 +90,9 @@ def gtp(
         the_game, the_player, chosen, Limit(time=time, playouts=playouts)
     )
     session.swap_as_pass, session.pass_at_end = swap_as_pass, pass_at_end
+    from adapters.gogui import gogui_handlers
+
+    engine.add_commands(gogui_handlers(engine, session, seed))
     engine.serve(sys.stdin.buffer, sys.stdout.buffer)
 
 
