@@ -5,7 +5,8 @@ normal approximation on the per-game score (wins 1, draws 1/2, losses 0), mapped
 model, as cutechess-cli reports it. The SPRT is the generalised SPRT with the normal
 approximation of the score (the "logistic" form used by fishtest):
 LLR = N (s1 - s0) (2 s - s0 - s1) / (2 var), bounds log(beta / (1 - alpha)) and
-log((1 - beta) / alpha).
+log((1 - beta) / alpha); when every game had the same result (var = 0) half a win, half a draw
+and half a loss are added as a prior.
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ def elo_estimate(wins: int, draws: int, losses: int) -> EloEstimate:
     score = (wins + draws / 2.0) / games
     variance = (wins * (1 - score) ** 2 + draws * (0.5 - score) ** 2
                 + losses * score**2) / games
+    if variance == 0.0:  # all wins, all draws or all losses: no spread to estimate from
+        return EloEstimate(games, score, elo_from_score(score), -math.inf, math.inf)
     spread = Z95 * math.sqrt(variance / games)
     return EloEstimate(games, score, elo_from_score(score),
                        elo_from_score(score - spread), elo_from_score(score + spread))
@@ -84,11 +87,9 @@ class Sprt:
         games = wins + draws + losses
         if games == 0:
             return 0.0
-        score = (wins + draws / 2.0) / games
-        variance = (wins * (1 - score) ** 2 + draws * (0.5 - score) ** 2
-                    + losses * score**2) / games
-        if variance <= 0.0:
-            return 0.0
+        score, variance = _moments(wins, draws, losses)
+        if variance <= 0.0:  # one kind of result only: half a game of each as a prior
+            score, variance = _moments(wins + 0.5, draws + 0.5, losses + 0.5)
         s0, s1 = score_from_elo(self.elo0), score_from_elo(self.elo1)
         return games * (s1 - s0) * (2 * score - s0 - s1) / (2 * variance)
 
@@ -100,6 +101,14 @@ class Sprt:
         if value <= self.lower:
             return "H0"
         return None
+
+
+def _moments(wins: float, draws: float, losses: float) -> tuple[float, float]:
+    """Mean and variance of the per-game score."""
+    games = wins + draws + losses
+    score = (wins + draws / 2.0) / games
+    variance = (wins * (1 - score) ** 2 + draws * (0.5 - score) ** 2 + losses * score**2) / games
+    return score, variance
 
 
 def parse_sprt(text: str) -> Sprt:

@@ -1,0 +1,193 @@
+"""The match runner (adapters/match.py) against real engine processes: the tiny misbehaving
+engines of tests/engines/, our own engine, resume after a kill, and the records."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sgfmill import sgf
+
+from adapters.match import Match, MatchConfig, TimeControlSpec, schedule
+from adapters.match_engine import EngineSpec
+from adapters.match_record import RecordFile
+from engine.registry import new_game
+from tests.test_e2e import COMMAND
+
+ENGINES = Path(__file__).with_name("engines")
+PY = sys.executable
+
+
+def tiny(name: str, script: str = "tinygtp", *extra: str) -> EngineSpec:
+    return EngineSpec(name, (PY, str(ENGINES / f"{script}.py"), "--game", "brique", *extra))
+
+
+def config(tmp_path: Path, engines: list[EngineSpec], **kw: Any) -> MatchConfig:
+    defaults: dict[str, Any] = {
+        "game": "brique", "options": {"size": "5"}, "record": tmp_path / "match.jsonl",
+        "move_timeout": 5.0, "grace": 0.5,
+    }
+    return MatchConfig(engines=engines, **(defaults | kw))
+
+
+def replay(record: dict[str, Any]) -> Any:
+    """Replay a record through the rules core: every recorded move was legal."""
+    game = new_game(record["game_name"], **record["options"])
+    for token in record["opening"] + record["moves"]:
+        game.play_text(token, record["notation"])
+    return game
+
+
+def test_engine_spec_parsing() -> None:
+    spec = EngineSpec.parse("name=rnd1 cmd='gtpgames gtp brique --seed 1' dir=/tmp")
+    assert spec == EngineSpec("rnd1", ("gtpgames", "gtp", "brique", "--seed", "1"), "/tmp")
+    assert EngineSpec.parse("gnugo --mode gtp").name == "gnugo"
+    with pytest.raises(ValueError, match="cmd= is missing"):
+        EngineSpec.parse("name=x")
+    with pytest.raises(ValueError, match="'colour=red'"):
+        EngineSpec.parse("name=x cmd=y colour=red")
+
+
+def test_schedule_alternates_colours_and_openings(tmp_path: Path) -> None:
+    cfg = config(tmp_path, [tiny("a"), tiny("b"), tiny("c")], games_per_pairing=4,
+                 openings=[["a1"], ["b2"]])
+    specs = schedule(cfg)
+    assert len(specs) == 12 and [s.index for s in specs] == list(range(12))
+    for pair in (("a", "b"), ("a", "c"), ("b", "c")):
+        games = [s for s in specs if s.pairing == pair]
+        assert [(s.black, s.white) for s in games] == [pair, pair[::-1], pair, pair[::-1]]
+        assert [s.opening for s in games] == [0, 0, 1, 1]
+    gauntlet = config(tmp_path, [tiny("a"), tiny("b"), tiny("c")], format="gauntlet")
+    assert gauntlet.pairings() == [("a", "b"), ("a", "c")]
+
+
+def test_misbehaving_engines_lose_with_the_reason(tmp_path: Path) -> None:
+    bad = {"crash": "crasher", "timeout": "hanger", "illegal": "illegal", "garbage": "garbage"}
+    engines = [tiny("good")] + [tiny(kind, script) for kind, script in bad.items()]
+    cfg = config(tmp_path, engines, format="gauntlet", games_per_pairing=2, jobs=2,
+                 move_timeout=1.0)
+    records = Match(cfg).run()
+    assert sorted(r["index"] for r in records) == list(range(8))
+    on_file = RecordFile(cfg.record).read()
+    assert sorted(r["index"] for r in on_file) == list(range(8))
+    for record in records:
+        loser = record["black"] if record["winner"] == record["white"] else record["white"]
+        assert record["winner"] == "good", record
+        assert record["reason_kind"] == loser, record
+        assert loser in record["reason"]
+        game = replay(record)
+        assert not game.is_over()  # the game was cut short by the forfeit
+    # colours alternate within each pairing
+    for kind in bad:
+        games = sorted((r for r in records if kind in r["pairing"]), key=lambda r: r["index"])
+        assert [g["black"] for g in games] == ["good", kind]
+
+
+def test_match_plays_to_the_end_and_writes_sgf(tmp_path: Path) -> None:
+    ours = EngineSpec("ours", (*COMMAND, "gtp", "brique", "--player", "random", "--seed", "1"))
+    cfg = config(tmp_path, [ours, tiny("tiny", "tinygtp", "--seed", "2")], games_per_pairing=2,
+                 sgf_dir=tmp_path / "sgf", openings=[["c3"]])
+    records = Match(cfg).run()
+    assert len(records) == 2
+    for record in records:
+        assert record["reason_kind"] in ("win", "resign"), record
+        assert record["opening"] == ["c3"]
+        game = replay(record)
+        outcome = game.outcome()
+        assert outcome is not None
+        assert record["winner_colour"] == ("b", "w")[outcome.winner]
+        path = tmp_path / "sgf" / f"brique-{record['index']:05d}.sgf"
+        tree = sgf.Sgf_game.from_bytes(path.read_bytes())
+        assert tree.get_size() == 5
+        assert tree.get_player_name("b") == record["black"]
+        assert tree.get_winner() == record["winner_colour"]
+        sgf_moves = [node.get_move() for node in tree.get_main_sequence()[1:]]
+        assert len(sgf_moves) == len(record["opening"]) + len(record["moves"])
+        # c3 is row 3, column 3: sgfmill's (row, col) from the bottom, 0-based
+        assert sgf_moves[0] == ("b", (2, 2))
+
+
+def test_time_control_commands_reach_the_engine(tmp_path: Path) -> None:
+    log = tmp_path / "commands.log"
+    engines = [tiny("a", "tinygtp", "--log", str(log)), tiny("b")]
+    cfg = config(tmp_path, engines, games_per_pairing=1,
+                 time_control=TimeControlSpec.parse("30+5/10"))
+    (record,) = Match(cfg).run()
+    assert record["reason_kind"] in ("win", "resign")
+    lines = log.read_text().splitlines()
+    assert "boardsize 5" in lines  # tiny does not know gtpgames-game
+    assert "time_settings 30 5 10" in lines  # nor kgs-time_settings
+    assert any(line.startswith("time_left b ") for line in lines)
+
+
+def test_flag_fall_loses_on_time(tmp_path: Path) -> None:
+    engines = [tiny("slow", "tinygtp", "--delay", "0.6"), tiny("fast")]
+    cfg = config(tmp_path, engines, games_per_pairing=1,
+                 time_control=TimeControlSpec.parse("1"), grace=2.0)
+    (record,) = Match(cfg).run()
+    assert record["winner"] == "fast"
+    assert record["reason_kind"] == "timeout" and "out of time" in record["reason"]
+
+
+def test_resume_from_a_torn_record(tmp_path: Path) -> None:
+    cfg = config(tmp_path, [tiny("a"), tiny("b")], games_per_pairing=3)
+    Match(config(tmp_path, [tiny("a"), tiny("b")], games_per_pairing=2)).run()
+    first = cfg.record.read_text()
+    with cfg.record.open("a") as handle:
+        handle.write('{"index": 2, "black"')  # killed while writing
+    records = Match(cfg).run()
+    assert sorted(r["index"] for r in records) == [0, 1, 2]
+    assert cfg.record.read_text().startswith(first)
+    assert len(cfg.record.read_text().splitlines()) == 3
+
+
+def test_resume_refuses_another_match(tmp_path: Path) -> None:
+    Match(config(tmp_path, [tiny("a"), tiny("b")], games_per_pairing=1)).run()
+    with pytest.raises(ValueError, match="another match"):
+        Match(config(tmp_path, [tiny("b"), tiny("a")], games_per_pairing=1)).run()
+
+
+@pytest.mark.slow
+def test_kill_and_resume_loses_and_repeats_nothing(tmp_path: Path) -> None:
+    record = tmp_path / "killed.jsonl"
+    engine = f"{PY} {ENGINES / 'tinygtp.py'} --game brique --delay 0.02"
+    command = [*COMMAND, "match", "brique", "-o", "size=5", "--games", "12", "--quiet",
+               "--record", str(record),
+               "-e", f"name=a cmd='{engine} --seed 1'", "-e", f"name=b cmd='{engine} --seed 2'"]
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if record.exists() and len(record.read_bytes().splitlines()) >= 3:
+            break
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    before = [json.loads(line) for line in record.read_text().splitlines() if line.endswith("}")]
+    assert 3 <= len(before) < 12
+    subprocess.run(command, check=True, timeout=120, stdout=subprocess.DEVNULL)
+    after = RecordFile(record).read()
+    assert sorted(r["index"] for r in after) == list(range(12))
+    assert after[: len(before)] == before
+
+
+def test_sprt_stops_the_match(tmp_path: Path) -> None:
+    from adapters.match_stats import Sprt
+
+    sprt = Sprt(0, 200)
+    cfg = config(tmp_path, [tiny("good"), tiny("bad", "illegal")], games_per_pairing=40,
+                 sprt=sprt)
+    match = Match(cfg)
+    records = match.run()
+    # every game is a win for good; the LLR first crosses log 19 after n wins, where n is
+    # the first count the SPRT itself accepts
+    first = next(n for n in range(1, 40) if sprt.decision(n, 0, 0) == "H1")
+    assert match.decision == "H1"
+    assert len(records) == first < 40
+    assert all(r["winner"] == "good" for r in records)
