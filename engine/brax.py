@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import ClassVar, Self
 
@@ -45,8 +46,16 @@ from engine.core import (
     OptionError,
     OptionSpec,
     Outcome,
+    PositionError,
 )
 from engine.notation import Notation, column_letter, format_point, parse_point
+from engine.position_text import (
+    decode_board,
+    encode_board,
+    parse_count,
+    parse_side,
+    split_fields,
+)
 
 Path = tuple[int, ...]
 Turn = tuple[Path, ...]
@@ -71,6 +80,7 @@ class BraxMove:
 
 
 PASS = BraxMove(())
+_POSITION_CELL = re.compile("[rb]")
 
 _COLOUR_WORD = ("Red", "Blue")
 
@@ -608,6 +618,125 @@ class Brax(Game[BraxMove]):
          self._quiet, self._seat_count, self._result) = self._stack.pop()
         self._board = bytearray(board)
         return move
+
+    # -------------------------------------------------------------------- position strings
+
+    def _board_field(self, board: bytes | bytearray) -> str:
+        codes = (None, "r", "b")
+        return encode_board(
+            [[codes[board[r * N + f]] for f in range(N)] for r in reversed(range(N))]
+        )
+
+    def _points_field(self, points: Iterable[int]) -> str:
+        return ",".join(self._fmt_point(p, "native") for p in sorted(points)) or "-"
+
+    def position_string(self) -> str:
+        """``<board> <red|blue> <forced> <ban> <prev> <quiet> <rep>`` (two players only;
+        docs/ugi.md): rows 9 down to 1, ``r`` Red, ``b`` Blue, a number for a run of empty
+        points; the pieces the player to move must move (a pending Brax obligation, X8-X9);
+        the sides barred from calling this turn (X10); the points the opponent's last turn
+        moved to (for call (b)); plies without capture (X13, X14); and the positions since
+        the last capture with their counts (``board:side:count``, X14)."""
+        if self._nseats != 2:
+            raise PositionError("Brax position strings cover the two-player game only")
+        words = ("red", "blue")
+        counts = self._side_counts(self._board)
+        rep = []
+        for key, count in sorted(self._rep.items()):
+            board = key[:POINTS]
+            if self._side_counts(board) == counts:
+                rep.append(f"{self._board_field(board)}:{words[key[POINTS]]}:{count}")
+        ban = ",".join(words[seat] for seat in range(2) if self._called[seat]) or "-"
+        prev = self._prev_moved if self._prev_player == 1 - self.to_move else ()
+        return " ".join((
+            self._board_field(self._board),
+            words[self.to_move],
+            self._points_field(self._forced),
+            ban,
+            self._points_field(prev),
+            str(self._quiet),
+            ",".join(rep) or "-",
+        ))
+
+    @classmethod
+    def from_position_string(cls, text: str, **options: object) -> Self:
+        """The game of a :meth:`position_string` (two players; ``first`` and ``hunt`` only
+        choose the start position, so they do not matter here). The history is empty."""
+        names = ("board", "to-move", "forced", "ban", "prev", "quiet", "rep")
+        fields = split_fields(text, names, "Brax")
+        where = "Brax position string"
+        game = cls(**options)
+        if game._nseats != 2:
+            raise PositionError(f"{where}: position strings cover the two-player game only")
+        words = ("red", "blue")
+
+        def board_of(field: str) -> bytearray:
+            rows = decode_board(field, [N] * N, _POSITION_CELL, "Brax")
+            board = bytearray(POINTS)
+            for k, row in enumerate(rows):
+                for f, code in enumerate(row):
+                    if code is not None:
+                        board[(N - 1 - k) * N + f] = 1 if code == "r" else 2
+            return board
+
+        def points_of(field: str, name: str) -> list[int]:
+            if field == "-":
+                return []
+            out = []
+            for token in field.split(","):
+                point = parse_point(token, N, N, "native")
+                if point is None:
+                    raise PositionError(f"{where}: {name} field has {token!r}, not a point a1..i9")
+                out.append(index(*point))
+            return out
+
+        board = board_of(fields[0])
+        seat = parse_side(fields[1], words, "Brax")
+        game._reset(board, seat)
+        forced = points_of(fields[2], "forced")
+        if any(board[p] != seat + 1 for p in forced):
+            raise PositionError(f"{where}: forced field {fields[2]!r} names a point without a "
+                                f"{words[seat]} piece")
+        game._forced = frozenset(forced)
+        if fields[3] != "-":
+            for word in fields[3].split(","):
+                game._called[parse_side(word, words, "Brax", "ban")] = True
+        prev = points_of(fields[4], "prev")
+        if any(board[p] != 2 - seat for p in prev):
+            raise PositionError(f"{where}: prev field {fields[4]!r} names a point without a "
+                                f"{words[1 - seat]} piece")
+        if prev:
+            game._prev_player = 1 - seat
+            game._prev_moved = tuple(prev)
+        game._quiet = parse_count(fields[5], "Brax", "quiet")
+        key = game._key()
+        if fields[6] != "-":
+            rep: dict[bytes, int] = {}
+            for entry in fields[6].split(","):
+                parts = entry.split(":")
+                if len(parts) != 3:
+                    raise PositionError(f"{where}: rep entry {entry!r} is not board:side:count")
+                count = parse_count(parts[2], "Brax", "rep count")
+                if not 1 <= count <= 3:
+                    raise PositionError(f"{where}: rep entry {entry!r} has a bad count")
+                other = board_of(parts[0])
+                if game._side_counts(other) != game._side_counts(board):
+                    raise PositionError(
+                        f"{where}: rep entry {entry!r} has other piece counts than the board"
+                    )
+                rep[bytes(other) + bytes((parse_side(parts[1], words, "Brax", "rep side"),))] = (
+                    count
+                )
+            rep.setdefault(key, 1)
+            game._rep = rep
+        counts = game._side_counts(board)
+        if 0 in counts:
+            if counts == [0, 0]:
+                raise PositionError(f"{where}: the board has no piece")
+            game._result = game._judge(counts.index(max(counts)), True, key)
+        else:
+            game._result = game._judge(1 - seat, False, key)
+        return game
 
     def copy(self) -> Self:
         clone = object.__new__(type(self))

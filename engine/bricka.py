@@ -15,6 +15,7 @@ A move is an ``int``: the intersection index 0..68 of :mod:`engine.bricka_board`
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
 from typing import ClassVar, Final, Self
 
@@ -29,9 +30,10 @@ from engine.bricka_board import (
     POINTS,
     SIDE_OF,
 )
-from engine.core import BLACK, WHITE, Game, GameError, MoveSyntaxError, Outcome
+from engine.core import BLACK, WHITE, Game, GameError, MoveSyntaxError, Outcome, PositionError
 from engine.grid import diagram
 from engine.notation import Notation, format_point, parse_point
+from engine.position_text import decode_board, encode_board, parse_side, split_fields
 
 BrickaMove = int
 
@@ -48,6 +50,7 @@ _BLOCKED_FLAGS: Final = tuple(
     tuple(q in s for q in range(_N)) for s in BLOCKED_AFTER
 )
 _CELL_SIZES: Final = tuple(len(cell) for cell in CELLS)
+_POSITION_CELL: Final = re.compile("[xon]")
 _SIDE_BITS: Final = tuple(0 if s < 0 else 1 << s for s in SIDE_OF)
 
 
@@ -272,6 +275,93 @@ class Bricka(Game[BrickaMove]):
             f"pieces: White {white}  Black {black}  neutral {neutral}",
         )
         return diagram(GRID, GRID, cell, notation, legend)
+
+    # -------------------------------------------------------------------- position strings
+
+    def position_string(self) -> str:
+        """``<board> <w|b> <last>`` (docs/ugi.md): rows 13 down to 1, each listing only its
+        intersections left to right, ``o`` White, ``x`` Black, ``n`` neutral, a number for a
+        run of free intersections; ``last`` is the previous turn: a placement (native label;
+        it blocks its cells, K4), ``pass``, ``pass,pass`` (the game ended on two passes), or
+        ``-`` (no previous turn)."""
+        codes = {EMPTY: None, BLACK: "x", WHITE: "o", NEUTRAL: "n"}
+        rows = [
+            [codes[self._board[INDEX[(f, r)]]] for f in range(GRID) if (f, r) in INDEX]
+            for r in reversed(range(GRID))
+        ]
+        history = self._history
+        if not history:
+            last = "-"
+        elif history[-1] != PASS:
+            last = _point_name(history[-1], "native")
+        elif len(history) >= 2 and history[-2] == PASS:
+            last = "pass,pass"
+        else:
+            last = "pass"
+        return f"{encode_board(rows)} {'bw'[self._to_move]} {last}"
+
+    @classmethod
+    def from_position_string(cls, text: str, **options: object) -> Self:
+        """The game of a :meth:`position_string`: the board before the recorded turn(s) is
+        set up and they are replayed (history: that placement, or the pass(es))."""
+        board_field, side, last = split_fields(text, ("board", "to-move", "last"), "Bricka")
+        where = "Bricka position string"
+        game = cls(**options)
+        widths = [sum((f, r) in INDEX for f in range(GRID)) for r in reversed(range(GRID))]
+        rows = decode_board(board_field, widths, _POSITION_CELL, "Bricka")
+        board = game._board
+        codes = {"x": BLACK, "o": WHITE, "n": NEUTRAL}
+        for k, row in enumerate(rows):
+            r = GRID - 1 - k
+            points = [INDEX[(f, r)] for f in range(GRID) if (f, r) in INDEX]
+            for point, code in zip(points, row, strict=True):
+                if code is not None:
+                    board[point] = codes[code]
+        to_move = parse_side(side, ("b", "w"), "Bricka")
+        mover = 1 - to_move
+        turns: list[BrickaMove] = []
+        expected = EMPTY
+        lowered = last.lower()
+        if lowered == "pass,pass":
+            turns = [PASS, PASS]
+        elif lowered == "pass":
+            turns = [PASS]
+        elif lowered != "-":
+            try:
+                point = game.parse_move(lowered, "native")
+            except MoveSyntaxError as error:
+                raise PositionError(f"{where}: last field: {error}") from None
+            if point == PASS or board[point] not in (mover, NEUTRAL):
+                raise PositionError(
+                    f"{where}: last field {last!r} needs a {_COLOUR_NAMES[mover]} or neutral "
+                    "piece there"
+                )
+            expected = board[point]
+            board[point] = EMPTY
+            turns = [point]
+        game._free = board.count(EMPTY)
+        game._to_move = to_move if len(turns) % 2 == 0 else mover
+        for turn in turns:
+            game.play(turn)
+        if turns and turns[0] != PASS and board[turns[0]] != expected:
+            raise PositionError(
+                f"{where}: the piece of the last placement {last!r} is "
+                f"{'not ' if expected == NEUTRAL else ''}neutral by K5"
+            )
+        if game._outcome is None and (not turns or turns == [PASS]):
+            for player in (mover, to_move):
+                for point in range(_N):
+                    if board[point] in (player, NEUTRAL) and game._outcome is None:
+                        pair = game._pair_joined(point, player)
+                        if pair is not None:
+                            game._outcome = Outcome(
+                                player,
+                                f"{_COLOUR_NAMES[player]} wins: a chain joins the two "
+                                f"{pair} sides",
+                            )
+            if game._outcome is None and game._free == 0:
+                game._outcome = game._count("on a full board")
+        return game
 
     # ----------------------------------------------------------------- fast playout
 

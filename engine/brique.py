@@ -26,15 +26,27 @@ from __future__ import annotations
 import dataclasses
 import functools
 import random
+import re
 from collections.abc import Sequence
 from typing import ClassVar, Self
 
-from engine.core import BLACK, WHITE, Game, GameError, MoveSyntaxError, OptionSpec, Outcome
+from engine.core import (
+    BLACK,
+    WHITE,
+    Game,
+    GameError,
+    MoveSyntaxError,
+    OptionSpec,
+    Outcome,
+    PositionError,
+)
 from engine.grid import coords, diagram, index, orthogonal_neighbours, swap_mirror
 from engine.notation import Notation, column_letter, format_point, parse_point
+from engine.position_text import decode_board, encode_board, parse_side, split_fields
 
 EMPTY = -1
 SWAP_TOKENS = ("swap", "swap-pieces")
+_POSITION_CELL = re.compile("[xo]")
 WIN_REASONS = (
     "Black's chain joins the bottom and top edges",
     "White's chain joins the left and right edges",
@@ -320,6 +332,70 @@ class Brique(Game[BriqueMove]):
         changed. Connections are tracked by a union-find per colour whose roots record the
         edges touched; see :func:`fast_playout`."""
         return fast_playout(self, rng, None)
+
+    # -------------------------------------------------------------------- position strings
+
+    def position_string(self) -> str:
+        """``<board> <b|w> <swap|->`` (docs/ugi.md): rows from the top, ``x`` Black, ``o``
+        White, a number for a run of empty squares; ``swap`` while the pie swap is still to
+        come (the start position) or available now (White's first turn), else ``-``."""
+        n = self.n
+        codes = {BLACK: "x", WHITE: "o", EMPTY: None}
+        rows = [[codes[self._cells[r * n + f]] for f in range(n)] for r in reversed(range(n))]
+        at_start = (
+            not self._history
+            and self._to_move == BLACK
+            and all(cell == EMPTY for cell in self._cells)
+        )
+        pending = self.pie and self._winner is None and (at_start or self._swap_allowed())
+        return f"{encode_board(rows)} {'bw'[self._to_move]} {'swap' if pending else '-'}"
+
+    @classmethod
+    def from_position_string(cls, text: str, **options: object) -> Self:
+        """The game of a :meth:`position_string`; the size comes from the board unless
+        given. A ``swap`` position keeps its exact history (none, or Black's first stone);
+        any other has an empty history and the pie rule spent."""
+        board, side, swap = split_fields(text, ("board", "to-move", "swap"), "Brique")
+        given = dict(options)
+        given.setdefault("size", board.count("/") + 1)
+        game = cls(**given)
+        n = game.n
+        rows = decode_board(board, [n] * n, _POSITION_CELL, "Brique")
+        to_move = parse_side(side, ("b", "w"), "Brique")
+        pending = parse_side(swap, ("-", "swap"), "Brique", "swap")
+        cells = game._cells
+        for k, row in enumerate(rows):
+            for f, code in enumerate(row):
+                if code is not None:
+                    cells[(n - 1 - k) * n + f] = BLACK if code == "x" else WHITE
+        game._to_move = to_move
+        stones = [i for i, cell in enumerate(cells) if cell != EMPTY]
+        if pending:
+            if not game.pie:
+                raise PositionError(
+                    "Brique position string: swap field 'swap' but the pie option is off"
+                )
+            if len(stones) == 1 and cells[stones[0]] == BLACK and to_move == WHITE:
+                game._history = [game._moves[stones[0]]]
+                game._changes = [((stones[0], EMPTY),)]
+            elif stones or to_move != BLACK:
+                raise PositionError(
+                    "Brique position string: swap field 'swap' needs the start position "
+                    "(empty board, b to move) or Black's first stone alone with w to move"
+                )
+        else:
+            game.pie = False
+        for player in (to_move, 1 - to_move):
+            if any(
+                cells[i] == player and game._touches_both_edges(i, player) for i in stones
+            ):
+                if player == to_move:
+                    raise PositionError(
+                        f"Brique position string: the side to move ({side}) already "
+                        "connects its edges"
+                    )
+                game._winner = player
+        return game
 
 
 def fast_playout(game: Brique, rng: random.Random, record: list[BriqueMove] | None) -> Outcome:

@@ -50,6 +50,11 @@ class OptionError(GameError):
     """An unknown option, or a value the option does not accept."""
 
 
+class PositionError(GameError):
+    """A position string that does not describe a position of this game; the message names
+    the bad field (see :meth:`Game.from_position_string`)."""
+
+
 @dataclasses.dataclass(frozen=True)
 class Outcome:
     """The end of a game: ``winner`` is a side index (see :attr:`Game.side_names`) or ``None``
@@ -241,6 +246,29 @@ class Game(abc.ABC, Generic[Move]):
     @abc.abstractmethod
     def history(self) -> Sequence[Move]:
         """The moves played so far, oldest first."""
+
+    # ------------------------------------------------------------------- position strings
+
+    def position_string(self) -> str:
+        """The whole game state needed to go on by the rules, as one line of space-separated
+        fields (board first, then the player to move, then what the rules also depend on);
+        each game documents its fields (docs/ugi.md) and what, if anything, it drops.
+
+        ``type(g).from_position_string(g.position_string(), **g.options)`` continues
+        exactly like ``g``: the same legal moves and the same outcome after the same moves.
+        Points are written in native notation.
+        """
+        raise GameError(f"{self.title} has no position string")
+
+    @classmethod
+    def from_position_string(cls, text: str, **options: object) -> Self:
+        """The game described by ``text`` (see :meth:`position_string`), with ``options``
+        validated as for the constructor; raise :class:`PositionError` naming the bad field.
+
+        The new game's history holds at most the few last moves the string records (replayed
+        from the position before them); moves before those cannot be undone.
+        """
+        raise PositionError(f"{cls.title} has no position string")
 
     # ----------------------------------------------------------------- derived, overridable
 

@@ -22,12 +22,29 @@ the player to move.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
 from typing import ClassVar, Literal, NamedTuple, Self
 
-from engine.core import BLACK, WHITE, Game, GameError, MoveSyntaxError, OptionSpec, Outcome
+from engine.core import (
+    BLACK,
+    WHITE,
+    Game,
+    GameError,
+    MoveSyntaxError,
+    OptionSpec,
+    Outcome,
+    PositionError,
+)
 from engine.grid import coords, diagram, index, orthogonal_neighbours, swap_mirror
 from engine.notation import Notation, format_point, parse_point
+from engine.position_text import (
+    decode_board,
+    encode_board,
+    parse_side,
+    parse_square,
+    split_fields,
+)
 
 Kind = Literal["place", "remove", "pass", "swap"]
 PLACE: Kind = "place"
@@ -38,6 +55,7 @@ SWAP: Kind = "swap"
 EMPTY = 0
 _STONE_NAMES = ("black", "white")
 _COLOUR_NAMES = ("Black", "White")
+_POSITION_CELL = re.compile("[xo]")
 
 
 class FlickerMove(NamedTuple):
@@ -467,6 +485,171 @@ class Flicker(Game[FlickerMove]):
         if self._outcome is not None:
             return self._outcome
         return _playout(self, rng, record)
+
+    # -------------------------------------------------------------------- position strings
+
+    def _position_token(self, move: FlickerMove | None) -> str:
+        if move is None:
+            return "-"
+        kind, point = move
+        if kind == PLACE:
+            return "+" + self._name(point, "native")
+        if kind == REMOVE:
+            return "x" + self._name(point, "native")
+        return kind
+
+    def position_string(self) -> str:
+        """``<board> <b|w> <swap|-> <prev> <last> <seen>`` (docs/ugi.md): rows from the top,
+        ``x`` Black, ``o`` White, a number for a run of empty points; ``swap`` while the pie
+        swap is still to come or available now; the last two turns (``-``, ``pass``,
+        ``swap``, ``+c3`` a placement, ``xc3`` a removal; a swap two turns back is written
+        ``-``), which carry the restrictions of F4-F6; ``seen``: the exact keys
+        (hexadecimal) of the earlier positions of the game, for the repetition rule F9,
+        comma-separated, ``-`` if none."""
+        n = self._n
+        codes = (None, "x", "o")
+        rows = [[codes[self._board[r * n + f]] for f in range(n)] for r in reversed(range(n))]
+        at_start = (
+            not self._history and self._to_move == BLACK and not any(self._board)
+        )
+        pending = self._pie and self._outcome is None and (at_start or self.swap_allowed())
+        earlier = dict(self._seen)
+        earlier[self._key] -= 1
+        seen = ",".join(format(key, "x") for key in sorted(k for k, c in earlier.items() if c))
+        prev = self._last(2)
+        return " ".join((
+            encode_board(rows),
+            "bw"[self._to_move],
+            "swap" if pending else "-",
+            self._position_token(prev if prev is None or prev.kind != SWAP else None),
+            self._position_token(self._last(1)),
+            seen or "-",
+        ))
+
+    @classmethod
+    def from_position_string(cls, text: str, **options: object) -> Self:
+        """The game of a :meth:`position_string`: the board before the recorded turns is
+        set up and those turns are replayed, so the history holds them (at most two);
+        ``seen`` restores the repetition record exactly. The size comes from the board
+        unless given. Without ``swap`` the pie rule is spent."""
+        names = ("board", "to-move", "swap", "prev", "last", "seen")
+        fields = split_fields(text, names, "Flicker")
+        given = dict(options)
+        given.setdefault("size", fields[0].count("/") + 1)
+        game = cls(**given)
+        n = game._n
+        geo = game._geo
+        where = "Flicker position string"
+        rows = decode_board(fields[0], [n] * n, _POSITION_CELL, "Flicker")
+        board = [EMPTY] * (n * n)
+        for k, row in enumerate(rows):
+            for f, code in enumerate(row):
+                if code is not None:
+                    board[(n - 1 - k) * n + f] = 1 if code == "x" else 2
+        to_move = parse_side(fields[1], ("b", "w"), "Flicker")
+        pending = parse_side(fields[2], ("-", "swap"), "Flicker", "swap")
+        turns: list[FlickerMove] = []
+        for name, token in zip(("prev", "last"), fields[3:5], strict=True):
+            lowered = token.lower()
+            if lowered == "-":
+                if turns:
+                    raise PositionError(f"{where}: prev field {fields[3]!r} needs a last turn")
+                continue
+            if lowered == SWAP and name == "prev":
+                continue  # restricts nothing; cannot be replayed without Black's first stone
+            if lowered in (PASS, SWAP):
+                turns.append(FlickerMove(lowered))
+            elif lowered[:1] in ("+", "x"):
+                point = parse_square(lowered[1:], n, "Flicker", f"{name} field")
+                turns.append(FlickerMove(PLACE if lowered[0] == "+" else REMOVE, point))
+            else:
+                raise PositionError(
+                    f"{where}: {name} field {token!r} is not -, pass, swap, +point or xpoint"
+                )
+        # Undo the recorded turns on the board: the last was played by the opponent of the
+        # player to move, the one before by the player to move.
+        mover = to_move
+        for turn in reversed(turns):
+            mover = 1 - mover
+            kind, point = turn
+            label = game._position_token(turn)
+            if kind == PLACE:
+                if board[point] != mover + 1:
+                    raise PositionError(
+                        f"{where}: turn {label} needs a {_STONE_NAMES[mover]} stone there"
+                    )
+                board[point] = EMPTY
+            elif kind == REMOVE:
+                if board[point] != EMPTY:
+                    raise PositionError(f"{where}: turn {label} needs an empty point there")
+                board[point] = 2 - mover
+            elif kind == SWAP:
+                first = turns[0] if len(turns) == 2 else None
+                if turn is not turns[-1] or first is None or first.kind != PLACE:
+                    raise PositionError(
+                        f"{where}: swap must be the last turn, after Black's first stone"
+                    )
+                mirror = geo.mirror[first.point]
+                if board[mirror] != WHITE + 1:
+                    raise PositionError(f"{where}: swap needs the swapped White stone")
+                board[mirror] = EMPTY
+                board[first.point] = BLACK + 1
+        start_empty = not any(board)
+        if any(turn.kind == SWAP for turn in turns) and not start_empty:
+            raise PositionError(f"{where}: a swap is only played on the second turn")
+        if pending:
+            if not game._pie:
+                raise PositionError(f"{where}: swap field 'swap' but the pie option is off")
+            if not start_empty or len(turns) != (0 if to_move == BLACK else 1) or (
+                turns and turns[0].kind != PLACE
+            ):
+                raise PositionError(
+                    f"{where}: swap field 'swap' needs the start position (empty board, b to "
+                    "move) or Black's first stone with w to move and last field +point"
+                )
+        seen: set[int] = set()
+        if fields[5] != "-":
+            for part in fields[5].split(","):
+                try:
+                    key = int(part, 16)
+                except ValueError:
+                    key = -1
+                if key < 0 or key >> (2 * n * n + 1) or any(
+                    (key >> (2 * i)) & 3 == 3 for i in range(n * n)
+                ):
+                    raise PositionError(
+                        f"{where}: seen field has {part!r}, not a position key of this board"
+                    )
+                seen.add(key)
+        key = geo.side_key if mover == WHITE else 0
+        for i, colour in enumerate(board):
+            key ^= geo.keys[colour][i]
+        game._board = board
+        game._to_move = mover
+        game._key = key
+        game._keys = [key]
+        if len(turns) == 2:
+            kind, point = turns[0]
+            colour = mover + 1 if kind == PLACE else 2 - mover
+            seen.discard(key ^ geo.side_key ^ (geo.keys[colour][point] if point >= 0 else 0))
+        seen.add(key)
+        game._seen = dict.fromkeys(seen, 1)
+        for turn in turns:
+            game.play(turn)
+        if not pending:
+            game._pie = False
+        last_mover = 1 - to_move
+        for player in (to_move, last_mover):
+            if game._outcome is None and any(
+                board[i] == player + 1 and _connects(board, i, player + 1, geo, player)
+                for i in range(n * n)
+            ):
+                if player == to_move:
+                    raise PositionError(
+                        f"{where}: the side to move ({fields[1]}) already connects its edges"
+                    )
+                game._outcome = Outcome(player, _win_reason(player))
+        return game
 
 
 _DRAW_REASON = "the position repeated with the same player to move"

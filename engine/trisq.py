@@ -40,8 +40,10 @@ from engine.core import (
     MoveSyntaxError,
     OptionSpec,
     Outcome,
+    PositionError,
 )
 from engine.notation import Notation, column_letter, format_point, parse_point
+from engine.position_text import decode_board, encode_board, parse_side, split_fields
 from engine.trisq_geometry import (
     BOTTOM,
     CORNERS,
@@ -61,6 +63,7 @@ COLOR_NAMES = ("Red", "Blue")
 #: The edge bits each player must join (T6): Red bottom and top, Blue left and right.
 GOALS = (BOTTOM | TOP, LEFT | RIGHT)
 _PLACEMENT = re.compile(r"([a-z][0-9]{1,2})([hv])(sw|se|nw|ne)")
+_POSITION_CELL = re.compile(r"[hv][rb.]{4}")
 #: How often a sampled turn is a single placement when two are allowed (random_move).
 SINGLE_PROBABILITY = 0.25
 #: Rejection attempts before random_move falls back to the full list of legal turns.
@@ -567,6 +570,93 @@ class Trisq(Game[TrisqMove]):
             if self._pair_ok(p, q, mover, {p: defects, q: self._slot_defects(q, mover)}):
                 return (p, q) if p < q else (q, p)
         return None
+
+    # -------------------------------------------------------------------- position strings
+
+    def position_string(self) -> str:
+        """``<board> <r|b> <last>`` (docs/ugi.md): rows from the top; an empty square is
+        counted in a number, an occupied one is its orientation (``h`` or ``v``) and its four
+        pieces in the corner order sw, se, nw, ne (``r`` Red, ``b`` Blue, ``.`` none);
+        ``last`` is the previous turn in native notation (``-`` at the start). Red's single
+        first turn is the empty board."""
+        n = self.n
+        col = self._col
+        rows: list[list[str | None]] = []
+        for r in reversed(range(n)):
+            row: list[str | None] = []
+            for f in range(n):
+                o = self._orient[r * n + f]
+                if o < 0:
+                    row.append(None)
+                    continue
+                base = slot_index(f, r, o, 0, n)
+                row.append(ORIENTATIONS[o] + "".join(".rb"[col[base + c] + 1] for c in range(4)))
+            rows.append(row)
+        last = self._history[-1] if self._history else ()
+        token = self.format_move(last, "native") if last else "-"
+        return f"{encode_board(rows)} {'rb'[self._to_move]} {token}"
+
+    @classmethod
+    def from_position_string(cls, text: str, **options: object) -> Trisq:
+        """The game of a :meth:`position_string`: the board before the last turn is set up
+        and that turn replayed (history: that turn). With last ``-`` on an occupied board
+        the history is one empty placeholder turn ``()``, which must not be undone."""
+        board, side, last = split_fields(text, ("board", "to-move", "last"), "Trisq")
+        where = "Trisq position string"
+        given = dict(options)
+        given.setdefault("size", board.count("/") + 1)
+        game = cls(**given)
+        n = game.n
+        rows = decode_board(board, [n] * n, _POSITION_CELL, "Trisq")
+        to_move = parse_side(side, ("r", "b"), "Trisq")
+        pieces: dict[int, int] = {}
+        for k, row in enumerate(rows):
+            for f, code in enumerate(row):
+                if code is None:
+                    continue
+                if code[1:] == "....":
+                    raise PositionError(
+                        f"{where}: square {format_point(f, n - 1 - k, 'native')} has an "
+                        f"orientation but no piece ({code!r})"
+                    )
+                o = ORIENTATIONS.index(code[0])
+                for c in range(4):
+                    if code[1 + c] != ".":
+                        pieces[slot_index(f, n - 1 - k, o, c, n)] = "rb".index(code[1 + c])
+        turn: TrisqMove = ()
+        if last != "-":
+            try:
+                turn = game.parse_move(last, "native")
+            except MoveSyntaxError as error:
+                raise PositionError(f"{where}: last field: {error}") from None
+            if len(set(turn)) != len(turn) or any(pieces.get(p) != 1 - to_move for p in turn):
+                raise PositionError(
+                    f"{where}: last field {last!r} needs its pieces on the board in the "
+                    f"colour of the player who moved last"
+                )
+            for p in turn:
+                del pieces[p]
+        if not pieces and (to_move != (BLACK if not turn else WHITE) or len(turn) > 1):
+            raise PositionError(
+                f"{where}: Red moves first with a single placement ({side!r} to move, "
+                f"last {last!r})"
+            )
+        for slot, colour in sorted(pieces.items()):
+            game._place(slot, colour)
+        game._to_move = to_move if not turn else 1 - to_move
+        if turn:
+            game.play(turn)
+        elif pieces:
+            game._history = [()]
+            game._oriented = [()]
+            for player in (to_move, 1 - to_move):
+                if game._connects(tuple(game._pieces[player]), player):
+                    if player == to_move:
+                        raise PositionError(
+                            f"{where}: the side to move ({side}) already joins its edges"
+                        )
+                    game._winner = player
+        return game
 
     def _all_turns(self, mover: int, first: bool) -> list[TrisqMove]:
         saved = self._to_move, self._history
