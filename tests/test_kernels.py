@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -25,10 +26,12 @@ pytest.importorskip("numba")
 
 
 @pytest.fixture(scope="module")
-def brique_kernel() -> Any:
+def brique_kernel() -> Iterator[Any]:
     from engine import kernels
 
-    return kernels.load("brique")
+    kernels.wait("brique")  # a background load another test may have started
+    yield kernels.load("brique")
+    kernels.unload("brique")
 
 
 def solve(game: Game[Any]) -> bool:
@@ -81,6 +84,7 @@ def test_searcher_for_returns_the_loaded_kernel(brique_kernel: Any) -> None:
     from engine import kernels
 
     assert kernels.searcher_for(Brique()) is brique_kernel
+    assert kernels.searcher_for(Brique(), wait=True) is brique_kernel
     with pytest.raises(ValueError, match="'nosuchgame'"):
         kernels.warmup(["nosuchgame"])
 

@@ -59,7 +59,7 @@ def cache_dir() -> Path:
         xdg = os.environ.get("XDG_CACHE_HOME")
         root = (Path(xdg) if xdg else Path.home() / ".cache") / "gtpgames" / "numba"
     digest = hashlib.sha256()
-    for path in sorted(Path(__file__).parent.glob("*.py")):
+    for path in sorted(Path(__file__).parent.glob("[!_]*.py")):
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
     return root / f"kernels-{digest.hexdigest()[:12]}"
@@ -115,12 +115,18 @@ def _load_quietly(name: str) -> None:
         print(f"gtpgames: the {name} kernel failed to load: {error}", file=sys.stderr)
 
 
-def searcher_for(game: Game[Any]) -> Searcher | None:
-    """A compiled searcher for ``game``, or ``None`` (use the Python fallback). The first
-    call for a game starts loading its kernel in the background and returns ``None``."""
+def searcher_for(game: Game[Any], *, wait: bool = False) -> Searcher | None:
+    """A compiled searcher for ``game``, or ``None`` (use the Python fallback).
+
+    The first call for a game starts loading its kernel on a background thread and returns
+    ``None``; later calls return the kernel once it is loaded. With ``wait`` the call loads
+    it first (compiling if the cache is cold: seconds), so that a search limited only by
+    playouts is reproducible from its seed whatever the state of the cache."""
     name = game.name
     if name not in KERNELS or not enabled():
         return None
+    if wait:
+        return load(name)
     with _lock:
         ready = _ready.get(name)
         if ready is not None:
@@ -133,6 +139,14 @@ def searcher_for(game: Game[Any]) -> Searcher | None:
         _loading[name] = thread
     thread.start()
     return None
+
+
+def unload(name: str) -> None:
+    """Forget the loaded kernel of ``name`` (tests: later searches use the fallback again
+    until :func:`searcher_for` loads it anew)."""
+    with _lock:
+        _ready.pop(name, None)
+        _loading.pop(name, None)
 
 
 def wait(name: str, timeout: float | None = None) -> bool:

@@ -212,6 +212,18 @@ def run(t: Any, root: Any, tree: Any, scratch: Any, rng: Any, params: Any, iters
     return done
 
 
+@jit
+def playouts(t: Any, root: Any, scratch: Any, rng: Any, knowledge: int, n: int) -> int:
+    """Run ``n`` playouts from ``root`` (for the figures); return the first player's wins."""
+    s, w, _buf, rec = scratch[0], scratch[1], scratch[2], scratch[3]
+    wins = 0
+    for _ in range(n):
+        s[:] = root
+        if r_playout(t, s, w, rng, rec, knowledge) == 0:
+            wins += 1
+    return wins
+
+
 @dataclasses.dataclass(frozen=True)
 class Settings:
     """Search parameters of the kernels (see the ``P_*`` slots)."""
@@ -262,9 +274,19 @@ _PROOF_OF_ROOT: dict[int, Proof] = {1: "loss", -1: "win"}
 class Tree:
     """The arrays of one search: tree, scratch space, generator state."""
 
-    def __init__(self, codec: Codec, game: Game[Any], settings: Settings, seed: int) -> None:
+    def __init__(
+        self,
+        codec: Codec,
+        game: Game[Any],
+        settings: Settings,
+        seed: int,
+        iterations: int | None = None,
+    ) -> None:
         codes, most, work = codec.sizes(game)
-        cap = max(settings.max_nodes, 4 * most + 1)
+        cap = settings.max_nodes
+        if iterations is not None:  # each iteration expands one node at most
+            cap = min(cap, (iterations + 1) * most + 1)
+        cap = max(cap, 4 * most + 1)
         self.tables = codec.tables(game)
         self.root = codec.state(game)
         self.tree: tuple[np.ndarray[Any, Any], ...] = (
@@ -326,8 +348,8 @@ class KernelSearcher:
         interval: float = 0.5,
     ) -> SearchResult:
         start = time.perf_counter()
-        tree = Tree(self.codec, game, self.settings, rng.getrandbits(63))
         budget = limit.playouts
+        tree = Tree(self.codec, game, self.settings, rng.getrandbits(63), budget)
         deadline = None if limit.time is None else start + limit.time
         if budget is None and deadline is None:
             budget = 1000
