@@ -51,7 +51,7 @@ DOCS = Path(__file__).resolve().parent.parent / "docs" / "games"
 #: Search commands another module may register; listed for GoGui when present:
 #: command name -> analyze command line (type/label/command).
 SEARCH_ENTRIES = {
-    "gtpgames-analyze": "gfx/Search (gfx)/gtpgames-analyze %m",
+    "gtpgames-analyze": "string/Search (1000 playouts)/gtpgames-analyze 1000 playouts 1000",
 }
 
 
@@ -137,7 +137,7 @@ class GoGuiCommands:
     def options(self) -> dict[Click, Any]:
         assert self._map is not None
         try:
-            return self._map.options(tuple(self.pending))
+            return self._map.legal(tuple(self.pending))
         except ValueError as error:
             raise GtpError(str(error)) from None
 
@@ -233,7 +233,7 @@ class GoGuiCommands:
         clicks: list[Click] = []
         path = list(done)
         while True:
-            options = self._map.options(tuple(path))
+            options = self._map.legal(tuple(path))
             if not options:
                 raise GtpError("no legal continuation of the pending half-move")
             click = min(options, key=click_key)

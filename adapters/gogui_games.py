@@ -137,6 +137,15 @@ class ClickMap(abc.ABC):
                 out[click] = done
         return out
 
+    def legal(self, pending: Pending = ()) -> dict[Click, Any]:
+        """:meth:`options` without a repeat of the last click: GoGui sends the ruler each
+        click genmove answers twice, so a repeated click must never be legal."""
+        options = self.options(pending)
+        if pending and pending[-1] in options:
+            options = dict(options)
+            del options[pending[-1]]
+        return options
+
     def gfx(self, pending: Pending = ()) -> list[str]:
         return []
 
@@ -280,7 +289,9 @@ class BraxMap(ClickMap):
         return "."
 
     def captured(self) -> tuple[int, int]:
-        start = self.game.new_game()
+        start = self.game.copy()
+        while start.history:
+            start.undo()
         left = [len(self.game.pieces(k)) for k in (0, 1)]
         first = [len(start.pieces(k)) for k in (0, 1)]
         return first[1] - left[1], first[0] - left[0]
@@ -321,6 +332,21 @@ class BraxMap(ClickMap):
 
 
 _H, _V = 0, 1
+
+
+def _selectors(corner: tuple[int, int], o: int) -> tuple[Click, Click]:
+    """The clicks that give the piece on ``corner`` orientation ``o``: h by the corner
+    beside it in its row or the diagonal one, v by the corner above or below it or pass.
+    Two each, so that a piece and the orientation click never need the same point twice
+    in a row."""
+    x, y = corner
+    if o == _H:
+        return (x ^ 1, y), (x ^ 1, y ^ 1)
+    return (x, y ^ 1), None
+
+
+def _orientation(corner: tuple[int, int], click: Click) -> int:
+    return _V if click is None or click[0] == corner[0] else _H
 
 
 class TrisqMap(ClickMap):
@@ -376,12 +402,11 @@ class TrisqMap(ClickMap):
         slots: list[int] = []
         corner: tuple[int, int] | None = None
         for click in pending:
-            assert click is not None
             if corner is not None:
-                o = _H if click[1] == corner[1] else _V
-                slots.append(self._point_slot(corner, o))
+                slots.append(self._point_slot(corner, _orientation(corner, click)))
                 corner = None
                 continue
+            assert click is not None
             square = (click[1] // 2) * self.game.n + click[0] // 2
             fixed = orient.get(square)
             if fixed is None:
@@ -411,16 +436,22 @@ class TrisqMap(ClickMap):
         _, orient = self._position()
         n = self.game.n
         seq: list[Click] = []
+        chosen: list[tuple[int, int]] = []  # (index in seq, orientation)
         for slot in move:
             f, r, o, c = slot_parts(slot, n)
             point = (2 * f + c % 2, 2 * r + c // 2)
             seq.append(point)
             if slot >> 3 not in orient:
                 orient[slot >> 3] = o
-                x, y = point
-                seq.append((x ^ 1, y) if o == _H else (x, y ^ 1))
+                chosen.append((len(seq), o))
+                seq.append(None)
         if len(move) == 1 and self.game.history:
             seq.append(None)
+        for at, o in chosen:
+            corner = seq[at - 1]
+            assert corner is not None
+            after = seq[at + 1] if at + 1 < len(seq) else "end"
+            seq[at] = next(c for c in _selectors(corner, o) if c != after)
         return tuple(seq)
 
     def _legal(self, slots: Sequence[int]) -> bool:
@@ -468,11 +499,11 @@ class TrisqMap(ClickMap):
             return (slot,) if first_turn else None
 
         if corner is not None:
-            x, y = corner
-            for o, other in ((_H, (x ^ 1, y)), (_V, (x, y ^ 1))):
+            for o in (_H, _V):
                 slot = self._point_slot(corner, o)
                 if ok(slot):
-                    out[other] = result(slot)
+                    for other in _selectors(corner, o):
+                        out[other] = result(slot)
             return out
         for x in range(2 * n):
             for y in range(2 * n):

@@ -1,0 +1,421 @@
+"""GoGui transcripts: the exact command sequences GoGui 1.6 sends to the player and to the
+ruler (a second process of the same command line), with the board strings, legal-move lists
+and side to move they must give.
+
+What GoGui sends, from its source (Remi-Coulom/gogui, src/net/sf/gogui):
+
+* ruler start (GoGui.initGameRuler, GenericBoard): list_commands, gogui-rules_game_id,
+  gogui-rules_board_size, clear_board, then the sync below;
+* after each move (GenericBoard.sendPlay + copyRulerBoardState + setToMove): ``play C P``,
+  gogui-rules_board, gogui-rules_board_size, gogui-rules_captured_count,
+  gogui-rules_side_to_move (twice); then gogui-rules_legal_moves and gogui-rules_board_gfx;
+* after a genmove the ruler gets the same ``play`` twice (GoGui.computerMoved);
+* player start (GoGui.attachNewProgram, GtpSynchronizer.init): name, protocol_version,
+  version, list_commands, gogui-rules_game_id, gogui-rules_board_size, boardsize N,
+  clear_board, komi; undo is sent to the player one click at a time; the ruler instead
+  gets clear_board and every click again (GenericBoard.playFromBeginning).
+"""
+
+from __future__ import annotations
+
+import io
+import random
+import threading
+from typing import Any
+
+import pytest
+
+from adapters.gogui import gogui_handlers
+from adapters.gogui_games import format_click, parse_click
+from engine.brax import Brax
+from engine.bricka import Bricka
+from engine.bricka_board import POINTS
+from engine.core import Game
+from engine.players import Limit, Player
+from engine.registry import new_game
+from protocol.engine import GtpEngine
+from protocol.server import build_engine
+from protocol.session import GameSession
+from tests.gtp_helpers import fail, make_engine, ok
+
+
+def gogui_engine(game: str, seed: int = 1, **options: Any) -> tuple[GtpEngine, GameSession]:
+    engine, session = make_engine(game, seed, **options)
+    engine.add_commands(gogui_handlers(engine, session))
+    return engine, session
+
+
+def start_ruler(ruler: GtpEngine) -> tuple[str, str, str]:
+    """GoGui's ruler start-up; returns (board, side to move, legal moves)."""
+    assert "gogui-rules_game_id" in ok(ruler, "list_commands").split("\n")
+    ok(ruler, "gogui-rules_game_id")
+    ok(ruler, "gogui-rules_board_size")
+    ok(ruler, "clear_board")
+    return sync(ruler)
+
+
+def start_player(player: GtpEngine) -> None:
+    ok(player, "name")
+    ok(player, "protocol_version")
+    ok(player, "version")
+    commands = ok(player, "list_commands").split("\n")
+    assert {"gogui-interrupt", "gogui-play_sequence", "gogui-analyze_commands"} <= set(commands)
+    ok(player, "gogui-rules_game_id")
+    size = ok(player, "gogui-rules_board_size")
+    ok(player, f"boardsize {size}")
+    ok(player, "clear_board")
+    ok(player, "komi 6.5")
+    ok(player, "gogui-analyze_commands")
+
+
+def sync(ruler: GtpEngine) -> tuple[str, str, str]:
+    """The queries GoGui makes after a move; returns (board, side, legal moves)."""
+    board = ok(ruler, "gogui-rules_board")
+    ok(ruler, "gogui-rules_board_size")
+    ok(ruler, "gogui-rules_captured_count")
+    side = ok(ruler, "gogui-rules_side_to_move")
+    assert ok(ruler, "gogui-rules_side_to_move") == side
+    legal = ok(ruler, "gogui-rules_legal_moves")
+    ok(ruler, "gogui-rules_board_gfx")
+    return board, side, legal
+
+
+def ruler_play(ruler: GtpEngine, color: str, point: str) -> tuple[str, str, str]:
+    ok(ruler, f"play {color} {point}")
+    return sync(ruler)
+
+
+def rows(*lines: str) -> str:
+    return "\n".join(" ".join(line) for line in lines)
+
+
+# ------------------------------------------------------------------------ points
+
+
+def test_points_skip_i_and_use_two_letters_past_25_columns() -> None:
+    # GoPoint.xToString: A..H, J..Z, then (x / 25 - 1, x % 25) as two letters
+    assert [format_click((x, 0)) for x in (0, 7, 8, 24, 25, 26, 37)] == [
+        "A1", "H1", "J1", "Z1", "AA1", "AB1", "AN1"]
+    assert format_click(None) == "pass"
+    assert parse_click("an38", 38) == (37, 37)
+    assert parse_click("J9", 9) == (8, 8)
+    assert parse_click("PASS", 9) is None
+    for bad in ("I5", "A0", "K1", "A10", "5A", "A"):
+        with pytest.raises(ValueError):
+            parse_click(bad, 9)
+
+
+# ------------------------------------------------------------------------ Brique
+
+
+def test_brique_start_click_and_swap_on_the_black_stone() -> None:
+    ruler, _ = gogui_engine("brique", size=5)
+    board, side, legal = start_ruler(ruler)
+    assert board == rows(*["....."] * 5)
+    assert (side, len(legal.split())) == ("black", 25)
+    assert ok(ruler, "gogui-rules_game_id") == "Brique"
+    board, side, legal = ruler_play(ruler, "b", "A2")
+    assert board == rows(".....", ".....", ".....", "X....", ".....")
+    assert side == "white"
+    # White's first turn: the 24 empty squares, and A2 itself (the swap)
+    assert len(legal.split()) == 25 and "A2" in legal.split()
+    # the swap mirrors (f, r) = (0, 1) to (n-1-r, n-1-f) = (3, 4): a White stone on D5
+    board, side, legal = ruler_play(ruler, "w", "A2")
+    assert board == rows("...O.", ".....", ".....", ".....", ".....")
+    assert side == "black"
+    assert "A2" in legal.split() and "D5" not in legal.split()
+    assert fail(ruler, "play b D5").startswith("illegal move")
+
+
+# ----------------------------------------------------------------------- Flicker
+
+
+def test_flicker_click_on_an_enemy_stone_removes_it() -> None:
+    ruler, _ = gogui_engine("flicker", size=5, pie=False)
+    start_ruler(ruler)
+    ruler_play(ruler, "b", "B2")
+    ruler_play(ruler, "w", "E5")
+    board, side, legal = ruler_play(ruler, "b", "C3")
+    # B2-C3 is a black weak pair (B3, C2 empty); C3 was just placed, so only B2 is removable
+    assert side == "white"
+    assert "B2" in legal.split() and "C3" not in legal.split()
+    assert "TRIANGLE B2" in ok(ruler, "gogui-rules_board_gfx").split("\n")
+    board, side, legal = ruler_play(ruler, "w", "B2")
+    assert board == rows("....O", ".....", "..X..", ".....", ".....")
+    # Black may not place where White just removed
+    assert side == "black" and "B2" not in legal.split()
+    assert "MARK B2" in ok(ruler, "gogui-rules_board_gfx").split("\n")
+
+
+def test_flicker_swap_is_a_click_on_the_black_stone() -> None:
+    ruler, _ = gogui_engine("flicker", size=5)
+    start_ruler(ruler)
+    ruler_play(ruler, "b", "A2")
+    board, side, _ = ruler_play(ruler, "w", "A2")
+    assert board == rows("...O.", ".....", ".....", ".....", ".....")
+    assert side == "black"
+
+
+# ------------------------------------------------------------------------- Trisq
+
+
+def test_trisq_corner_then_orientation_then_pass() -> None:
+    ruler, session = gogui_engine("trisq", size=4)
+    board, side, legal = start_ruler(ruler)
+    assert ok(ruler, "gogui-rules_board_size") == "8"
+    assert (side, len(legal.split())) == ("black", 64)
+    # A1 is the sw corner of square a1 (empty): a half-move, Red still to move
+    board, side, legal = ruler_play(ruler, "b", "A1")
+    assert side == "black"
+    assert board.split("\n")[-1] == "X . . . . . . ."
+    # v: the corner above, or pass; h: the corner beside, or the diagonal one
+    assert legal == "A2 B1 B2 pass"
+    board, side, legal = ruler_play(ruler, "b", "B1")
+    assert side == "white"
+    assert session.game.format_move(session.game.history[-1]) == "a1hsw"
+    assert board.split("\n")[-1] == "X . . . . . . ."
+    # square a1 is now h: one click places Blue's a1hse, then pass ends the turn
+    board, side, legal = ruler_play(ruler, "w", "B1")
+    assert side == "white" and "pass" in legal.split()
+    assert board.split("\n")[-1] == "X O . . . . . ."
+    board, side, legal = ruler_play(ruler, "w", "pass")
+    assert side == "black"
+    assert session.game.format_move(session.game.history[-1]) == "a1hse"
+    assert "pass" not in legal.split()
+
+
+def test_trisq_two_placements_and_undo_click_by_click() -> None:
+    player, session = gogui_engine("trisq", size=4)
+    start_player(player)
+    for line in ("play b A1", "play b B1", "play w H8", "play w G8", "play w pass"):
+        ok(player, line)
+    for click in ("C3", "D3", "E5", "F5"):
+        ok(player, f"play b {click}")
+    assert session.game.format_move(session.game.history[-1]) == "b2hsw+c3hsw"
+    assert ok(player, "gogui-rules_side_to_move") == "white"
+    ok(player, "undo")  # back to C3 D3 E5: the corner E5 waits for its orientation
+    assert ok(player, "gogui-rules_side_to_move") == "black"
+    assert ok(player, "gogui-rules_legal_moves") == "E6 F5 F6 pass"
+    assert ok(player, "gogui-rules_board").split("\n")[3] == ". . . . X . . ."
+    assert "TEXT orientation" in ok(player, "gogui-rules_board_gfx")
+    ok(player, "undo")
+    assert "pass" in ok(player, "gogui-rules_legal_moves").split()
+    assert fail(player, "play b b2hsw").startswith("illegal move: a half-move is pending")
+
+
+def test_trisq_boardsize_is_twice_the_squares() -> None:
+    player, session = gogui_engine("trisq")
+    ok(player, "gogui-rules_board_size")
+    ok(player, "boardsize 12")
+    assert session.game.options["size"] == 6
+    assert fail(player, "boardsize 7").startswith("unacceptable size")
+    assert session.game.options["size"] == 6
+
+
+# -------------------------------------------------------------------------- Brax
+
+
+def test_brax_from_then_to() -> None:
+    ruler, session = gogui_engine("brax")
+    board, side, legal = start_ruler(ruler)
+    assert board.split("\n")[0] == ". O O O O O O O ."
+    assert board.split("\n")[-1] == ". X X X X X X X ."
+    assert (side, legal) == ("black", "B1 C1 D1 E1 F1 G1 H1")
+    board, side, legal = ruler_play(ruler, "b", "E1")
+    # shared/rules/brax.md 3.2-3.3: E1-E2, E2-E3 and E2-F2 are red, D1 and F1 are Red's
+    assert (side, legal) == ("black", "E2 E3 F2")
+    assert fail(ruler, "play b E1").startswith("illegal move")  # the repeated click
+    board, side, legal = ruler_play(ruler, "b", "E3")
+    assert side == "white"
+    assert session.game.format_move(session.game.history[-1]) == "e1-e2-e3"
+    assert board.split("\n")[-3:] == [". . . . X . . . .", ". . . . . . . . .",
+                                      ". X X X . X X X ."]
+
+
+def test_brax_call_is_a_pass_before_the_move_and_captures_count() -> None:
+    ruler, session = gogui_engine("brax")
+    ok(ruler, "gogui-rules_game_id")
+    session.game = Brax.from_position({"red": "e5 a1", "blue": "e7 a9"}, "red")
+    board, side, legal = sync(ruler)
+    assert "pass" in legal.split()  # e5-e6 would threaten e7: a call is possible
+    board, side, legal = ruler_play(ruler, "b", "pass")
+    assert side == "black" and "E5" in legal.split() and "pass" not in legal.split()
+    assert "TEXT Brax called" in ok(ruler, "gogui-rules_board_gfx")
+    ruler_play(ruler, "b", "E5")
+    board, side, legal = ruler_play(ruler, "b", "E6")
+    assert session.game.format_move(session.game.history[-1]) == "e5-e6!"
+    assert side == "white"
+    # the call forces Blue to move the threatened e7
+    assert legal.split()[:1] == ["E7"] and "A9" not in legal.split()
+    ruler_play(ruler, "w", "E7")
+    assert "E6" in ok(ruler, "gogui-rules_legal_moves").split()
+    board, side, legal = ruler_play(ruler, "w", "E6")
+    assert ok(ruler, "gogui-rules_captured_count") == "0 1"
+
+
+# ------------------------------------------------------------------------ Bricka
+
+
+def test_bricka_grid_holes_white_first_and_blocked_marks() -> None:
+    ruler, session = gogui_engine("bricka")
+    board, side, legal = start_ruler(ruler)
+    cells = board.split()
+    assert len(cells) == 169 and cells.count("?") == 100 and cells.count(".") == 69
+    assert (side, len(legal.split())) == ("white", 69)
+    assert "A1" not in legal.split()
+    # native f6 is the grid point F6; native i8 is GoGui J8 (GoGui skips I)
+    board, side, legal = ruler_play(ruler, "w", "J8")
+    assert session.game.format_move(session.game.history[-1], "native") == "i8"
+    assert side == "black"
+    gfx = ok(ruler, "gogui-rules_board_gfx").split("\n")
+    marked = next(line for line in gfx if line.startswith("MARK")).split()[1:]
+    assert marked and not set(marked) & set(legal.split())
+    assert len(legal.split()) == 69 - 1 - len(marked)
+
+
+def test_bricka_token_play_keeps_native_letters_until_gogui_mode() -> None:
+    player, session = gogui_engine("bricka")
+    ok(player, "play w l4")  # no GoGui command yet: the native token l4
+    assert session.game.format_move(session.game.history[-1], "native") == "l4"
+    assert ok(player, "gtpgames-gogui") == "off"
+    ok(player, "undo")
+    ok(player, "gogui-rules_game_id")
+    ok(player, "play w l4")  # GoGui L4 is the 11th column (no I): native k4
+    assert session.game.format_move(session.game.history[-1], "native") == "k4"
+
+
+# ------------------------------------------------------- player and ruler together
+
+
+def neutral_points(game: Game[Any]) -> list[str]:
+    assert isinstance(game, Bricka)
+    return [format_click(POINTS[p]) for p in range(len(POINTS)) if game.piece_at(p) == 2]
+
+
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [("brique", {"size": 5}), ("flicker", {"size": 5}), ("trisq", {"size": 4}),
+     ("brax", {}), ("bricka", {})],
+)
+def test_player_and_ruler_stay_in_step(name: str, options: dict[str, Any]) -> None:
+    """A human (random legal clicks) against genmove, with GoGui's double play to the ruler
+    after genmove and an occasional undo (player: undo; ruler: clear_board and replay)."""
+    player, psession = gogui_engine(name, seed=5, **options)
+    ruler, rsession = gogui_engine(name, seed=9, **options)
+    start_player(player)
+    state = start_ruler(ruler)
+    rng = random.Random(7)
+    clicks: list[tuple[str, str]] = []
+    for turn in range(240):
+        board, side, legal = state
+        if not legal:
+            break
+        color = side[0]
+        if turn % 3 == 2:
+            point = ok(player, f"genmove {color}")
+            assert point in legal.split()
+            ok(ruler, f"play {color} {point}")
+            assert fail(ruler, f"play {color} {point}").startswith("illegal move")
+        elif turn % 17 == 16 and clicks:
+            clicks.pop()
+            ok(player, "undo")
+            ok(ruler, "clear_board")
+            for c, p in clicks:
+                ok(ruler, f"play {c} {p}")
+            state = sync(ruler)
+            assert state[0] == ok(player, "gogui-rules_board")
+            continue
+        else:
+            point = rng.choice(legal.split())
+            ok(player, f"play {color} {point}")
+            ok(ruler, f"play {color} {point}")
+        clicks.append((color, point))
+        state = sync(ruler)
+        assert state == (ok(player, "gogui-rules_board"), ok(player, "gogui-rules_side_to_move"),
+                         ok(player, "gogui-rules_legal_moves"))
+        assert psession.game.history == rsession.game.history
+        if name == "bricka":
+            gfx = ok(ruler, "gogui-rules_board_gfx")
+            for point in neutral_points(rsession.game):
+                assert f"{point} N" in gfx
+    if not state[2]:
+        assert rsession.game.is_over()
+        assert ok(ruler, "gogui-rules_final_result") == ok(player, "gogui-rules_final_result")
+
+
+def test_play_sequence_is_all_or_nothing() -> None:
+    player, session = gogui_engine("trisq", size=4)
+    ok(player, "gogui-play_sequence b A1 b B1 w B1 w pass")
+    assert len(session.game.history) == 2
+    message = fail(player, "gogui-play_sequence b C3 b D3 b A1")
+    assert "move 3 of the sequence" in message
+    assert len(session.game.history) == 2
+    assert ok(player, "gogui-rules_side_to_move") == "black"
+    assert "pass" not in ok(player, "gogui-rules_legal_moves").split()
+
+
+# ------------------------------------------------------------ analyze, interrupt
+
+
+def test_analyze_commands_and_parameters() -> None:
+    player, session = gogui_engine("brique", size=5)
+    entries = ok(player, "gogui-analyze_commands").split("\n")
+    assert "param/Parameters/gtpgames-param" in entries
+    assert "plist/Legal Moves/gogui-rules_legal_moves" in entries
+    search = [line for line in entries if "gtpgames-analyze" in line]
+    assert bool(search) == ("gtpgames-analyze" in player.handlers)
+    player.handlers.pop("gtpgames-analyze", None)
+    assert "gtpgames-analyze" not in ok(player, "gogui-analyze_commands")
+    player.add_commands({"gtpgames-analyze": lambda args: ""})
+    assert "gtpgames-analyze" in ok(player, "gogui-analyze_commands")
+    assert "[list/gtp/native] notation gtp" in ok(player, "gtpgames-param").split("\n")
+    ok(player, "gtpgames-param time 2.5")
+    ok(player, "gtpgames-param playouts 300")
+    assert (session.limit.time, session.limit.playouts) == (2.5, 300)
+    assert "time 2.5" in ok(player, "gtpgames-param")
+    assert "time" in fail(player, "gtpgames-param time soon")
+    assert session.limit.time == 2.5
+    assert "unknown parameter" in fail(player, "gtpgames-param komi 3")
+    ok(player, "gtpgames-param notation native")
+    assert session.notation == "native"
+    assert "Brique" in ok(player, "gtpgames-rules")
+
+
+class WaitsForStop(Player):
+    """A player that thinks until it is told to stop (bounded, so a broken interrupt fails
+    the test instead of hanging it)."""
+
+    stopped = False
+
+    def choose_move(self, game: Game[Any], limit: Limit) -> Any:
+        for _ in range(20000):
+            if limit.stop():
+                WaitsForStop.stopped = True
+                break
+            threading.Event().wait(0.001)
+        return game.legal_moves()[0]
+
+
+def test_interrupt_line_stops_genmove_which_answers_a_click() -> None:
+    engine, session = build_engine(new_game("brax"), WaitsForStop(), None, Limit())
+    engine.add_commands(gogui_handlers(engine, session))
+    assert ok(engine, "known_command gogui-interrupt") == "true"
+    data = b"gogui-rules_game_id\ngenmove b\n# interrupt\nquit\n"
+    out = io.BytesIO()
+    engine.serve(io.BytesIO(data), out)
+    responses = out.getvalue().decode().split("\n\n")
+    assert responses[0] == "= Brax"
+    assert responses[1] == "= B1"  # the first click of b1-b2, the first legal move
+    assert WaitsForStop.stopped
+
+
+def test_brax_last_capture_ends_the_game() -> None:
+    ruler, session = gogui_engine("brax")
+    ok(ruler, "gogui-rules_game_id")
+    session.game = Brax.from_position({"red": "e5", "blue": "e6"}, "red")
+    ok(ruler, "play b E5")
+    board, side, legal = ruler_play(ruler, "b", "E6")
+    assert legal == ""  # GoGui ends the game on an empty list
+    assert board.split("\n")[3] == ". . . . X . . . ."
+    assert ok(ruler, "gogui-rules_captured_count") == "1 0"
+    assert ok(ruler, "gogui-rules_final_result").endswith("(B+).")
