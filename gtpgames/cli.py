@@ -97,6 +97,45 @@ def gtp(
 
 
 @app.command()
+def ugi(
+    game: Annotated[str, typer.Argument(help="Game name (see `gtpgames games`).")],
+    option: Annotated[
+        list[str] | None,
+        typer.Option("--option", "-o", help="Game option KEY=VALUE (repeatable)."),
+    ] = None,
+    player: Annotated[str, typer.Option(help="Player used by go: mcts or random.")] = "mcts",
+    seed: Annotated[int | None, typer.Option(help="Seed of the player's RNG.")] = None,
+    notation: Annotated[
+        str, typer.Option(help="Move tokens: native (the game's own letters) or gtp.")
+    ] = "native",
+) -> None:
+    """Run a UGI engine for GAME on stdin/stdout (for cutegames; docs/ugi.md)."""
+    from engine.core import GameError
+    from engine.notation import check_notation
+    from engine.players import make_player
+    from protocol.ugi import UgiEngine, UgiError
+
+    options: dict[str, object] = {}
+    for item in option or []:
+        key, sep, value = item.partition("=")
+        if not sep:
+            _fail(f"--option expects KEY=VALUE, got {item!r}")
+        options[key] = value
+    try:
+        engine = UgiEngine(
+            game,
+            options,
+            make_player(player, seed),
+            check_notation(notation),
+            make_player=lambda name: make_player(name, seed),
+        )
+    except (GameError, UgiError, ValueError) as error:
+        _fail(str(error))
+        return
+    engine.serve(sys.stdin)
+
+
+@app.command()
 def games() -> None:
     """List the games with their options and defaults."""
     from engine.registry import GAMES, UnknownGameError, game_class
