@@ -128,12 +128,15 @@ def test_time_control_commands_reach_the_engine(tmp_path: Path) -> None:
 
 
 def test_flag_fall_loses_on_time(tmp_path: Path) -> None:
-    engines = [tiny("slow", "tinygtp", "--delay", "0.6"), tiny("fast")]
+    # slow plays b (first game of the pairing) and takes 1.2 s over a 1 s clock on its
+    # first move, whatever the load; it still answers within the 2 s grace
+    engines = [tiny("slow", "tinygtp", "--delay", "1.2"), tiny("fast")]
     cfg = config(tmp_path, engines, games_per_pairing=1,
                  time_control=TimeControlSpec.parse("1"), grace=2.0)
     (record,) = Match(cfg).run()
     assert record["winner"] == "fast"
     assert record["reason_kind"] == "timeout" and "out of time" in record["reason"]
+    assert record["moves"] == []
 
 
 def test_resume_from_a_torn_record(tmp_path: Path) -> None:
@@ -191,3 +194,27 @@ def test_sprt_stops_the_match(tmp_path: Path) -> None:
     assert match.decision == "H1"
     assert len(records) == first < 40
     assert all(r["winner"] == "good" for r in records)
+
+
+@pytest.mark.parametrize(("game", "options"), [("flicker", {"size": "5"}), ("bricka", {})])
+def test_sgf_of_flicker_and_bricka_read_by_sgfmill(
+    tmp_path: Path, game: str, options: dict[str, str]
+) -> None:
+    engines = [EngineSpec(name, (PY, str(ENGINES / "tinygtp.py"), "--game", game, "--seed", seed))
+               for name, seed in (("a", "1"), ("b", "2"))]
+    cfg = config(tmp_path, engines, game=game, options=options, games_per_pairing=2,
+                 sgf_dir=tmp_path / "sgf")
+    for record in Match(cfg).run():
+        assert record["reason_kind"] in ("win", "draw", "resign"), record
+        tree = sgf.Sgf_game.from_bytes(
+            (tmp_path / "sgf" / f"{game}-{record['index']:05d}.sgf").read_bytes())
+        nodes = tree.get_main_sequence()[1:]
+        assert [node.get_move()[0] for node in nodes] == record["colours"]
+        if game == "bricka":
+            assert tree.get_size() == 13 and tree.get_root().get("PL") == "w"
+            # Bricka native a1 is the gtp grid's a1: sgfmill (row 0, col 0)
+            referee = new_game("bricka")
+            first = referee.parse_move(record["moves"][0], "native")
+            token = referee.format_move(first, "gtp")
+            col = "abcdefghjklmn".index(token[0])
+            assert nodes[0].get_move()[1] == (int(token[1:]) - 1, col)

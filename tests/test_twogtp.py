@@ -221,3 +221,27 @@ def test_bricka_without_pass_at_end_misreports_count_wins() -> None:
         if result[:2] != referee_result(referee):
             wrong += 1
     assert wrong > 0
+
+
+def test_compat_switches_are_session_settings() -> None:
+    prog = program("R", "brique", 1, options={"size": 5})
+    prog.send("play b c3")
+    assert prog.send("gtpgames-option swap_as_pass on") == "swap_as_pass=on"
+    assert [prog.session.game.format_move(m) for m in prog.session.game.history] == ["c3"]
+    with pytest.raises(TwoGtpError, match="option pass_at_end: expected on or off, got 'x'"):
+        prog.send("gtpgames-option pass_at_end x")
+    assert prog.send("gtpgames-option pass_at_end off") == "pass_at_end=off"
+    assert prog.session.swap_as_pass and not prog.session.pass_at_end
+
+
+def test_pass_at_end_after_a_win() -> None:
+    prog = program("R", "brique", 1, options={"size": 4, "pie": False}, pass_at_end=True)
+    for move in ("b a1", "w d1", "b b2", "w a4", "b c3", "w d3", "b d4"):  # rules example 4
+        prog.send(f"play {move}")
+    assert prog.session.game.outcome() is not None
+    assert prog.send("genmove w") == "resign"  # White has lost
+    assert prog.send("genmove b") == "pass"  # Black has won
+    assert prog.send("play w pass") == ""
+    assert prog.send("final_score") == "B+"
+    with pytest.raises(TwoGtpError, match="game over"):
+        prog.send("play w a2")
