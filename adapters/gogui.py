@@ -26,6 +26,7 @@ The click mapping of each game is in :mod:`adapters.gogui_games`; docs/gogui.md 
 from __future__ import annotations
 
 import dataclasses
+import time
 from pathlib import Path
 from typing import Any
 
@@ -208,7 +209,11 @@ class GoGuiCommands:
         self.session.turn_check(player)
         options = self.options()
         if not (self.plan and self.plan[0] in options):
+            start = time.monotonic()
             self.plan = self.choose_clicks(player)
+            clock = self.session.clocks.get(player)
+            if clock is not None:
+                clock.seconds = max(0.0, clock.seconds - (time.monotonic() - start))
         click = self.plan[0]
         self.apply(click, options)
         return format_click(click)
