@@ -399,9 +399,12 @@ class MctsPlayer(Player):
         rng: random.Random | None = None,
         level: int | None = None,
         threads: int = 1,
+        kernel: bool = True,
         **options: Any,
     ) -> None:
         super().__init__(rng)
+        #: Whether to use a compiled kernel when there is one (False: always Python).
+        self.kernel = kernel
         if level is not None and level not in LEVELS:
             raise ValueError(f"level {level} is out of range 1..{max(LEVELS)}")
         self.level = level
@@ -425,6 +428,8 @@ class MctsPlayer(Player):
         return limit
 
     def searcher(self, game: Game[Any]) -> Searcher:
+        if not self.kernel:
+            return self.mcts
         from engine.kernels import searcher_for
 
         found = searcher_for(game)

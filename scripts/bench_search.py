@@ -1,0 +1,78 @@
+"""Search speed and memory per game at the default options: the Python MCTS (engine/mcts.py)
+and, side by side in the same run, the compiled kernel when engine.kernels has one.
+
+Usage: python -m scripts.bench_search [GAME ...] [--seconds S] [--moves K]
+
+For each game, K random opening moves are played (seeded) and the position is searched for S
+seconds: iterations per second. Peak memory is measured in a second, traced search of the same
+number of iterations (tracemalloc: Python and numpy allocations; tracing slows the search, so
+it is not timed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+import tracemalloc
+from typing import Any
+
+from engine.core import Game
+from engine.mcts import Mcts
+from engine.players import Limit
+from engine.registry import available_games, new_game
+from engine.search import Searcher
+
+
+def kernel_for(game: Game[Any], wait: float) -> Searcher | None:
+    """The game's compiled searcher, waiting up to ``wait`` seconds for it to load."""
+    from engine import kernels
+
+    deadline = time.monotonic() + wait
+    while True:
+        found = kernels.searcher_for(game)
+        if found is not None or time.monotonic() >= deadline:
+            return found
+        if game.name not in getattr(kernels, "KERNELS", {game.name: ""}):
+            return None
+        time.sleep(0.2)
+
+
+def measure(searcher: Searcher, game: Game[Any], seconds: float) -> tuple[float, int, float]:
+    """(iterations/s, iterations, peak MiB of a traced search of as many iterations)."""
+    result = searcher.search(game, Limit(time=seconds), random.Random(1))
+    rate = result.iterations / max(result.seconds, 1e-9)
+    tracemalloc.start()
+    searcher.search(game, Limit(playouts=max(result.iterations, 1)), random.Random(1))
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return rate, result.iterations, peak / 2**20
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("games", nargs="*")
+    parser.add_argument("--seconds", type=float, default=2.0)
+    parser.add_argument("--moves", type=int, default=4, help="random opening moves")
+    parser.add_argument("--wait", type=float, default=120.0,
+                        help="seconds to wait for a kernel to compile or load")
+    args = parser.parse_args()
+    print(f"{'game':8} {'searcher':8} {'iter/s':>10} {'iters':>8} {'peak MiB':>9}")
+    for name in args.games or available_games():
+        game = new_game(name)
+        rng = random.Random(7)
+        for _ in range(args.moves):
+            game.play(game.random_move(rng))
+        rows: list[tuple[str, Searcher]] = [("python", Mcts(reuse=False))]
+        kernel = kernel_for(game, args.wait)
+        if kernel is not None:
+            rows.append(("kernel", kernel))
+        for label, searcher in rows:
+            rate, iterations, peak = measure(searcher, game, args.seconds)
+            print(f"{name:8} {label:8} {rate:10.0f} {iterations:8d} {peak:9.1f}", flush=True)
+        if kernel is None:
+            print(f"{name:8} {'kernel':8} {'(none)':>10}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

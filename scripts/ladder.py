@@ -1,0 +1,124 @@
+"""A strength ladder: in-process matches between players, every game, alternating colours.
+
+Usage: python -m scripts.ladder [--games G,...] [--match A-B ...] [-n GAMES]
+                                [--time S | --playouts N] [--seed S]
+
+A player spec is ``random``, ``mcts`` (the player of ``gtpgames gtp``: a compiled kernel when
+there is one, else the Python MCTS), or ``py`` (always the Python MCTS), with options after
+slashes: ``py/solver=0``, ``py/decisive=1``, ``py/reuse=0``, ``py/exploration=1.2``. The
+default matches are mcts vs random, mcts vs py (meaningful once kernels exist) and each
+feature of the Python MCTS on vs off. Each match prints the first player's score (wins + half
+the draws) with a 95% Wilson interval.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import time
+from typing import Any
+
+from engine.core import Game
+from engine.mcts import MctsPlayer
+from engine.players import Limit, Player, RandomPlayer
+from engine.registry import available_games, new_game
+
+DEFAULT_MATCHES = [
+    "mcts-random",
+    "mcts-py",
+    "py-py/solver=0",
+    "py/decisive=1-py",
+    "py-py/reuse=0",
+]
+
+
+def make(spec: str, seed: int) -> Player:
+    name, *settings = spec.split("/")
+    rng = random.Random(seed)
+    if name == "random":
+        return RandomPlayer(rng)
+    options: dict[str, Any] = {}
+    for item in settings:
+        key, _, value = item.partition("=")
+        options[key] = float(value) if key == "exploration" else (
+            int(value) if key == "widen_threshold" else value not in ("0", "off", "false")
+        )
+    if name not in ("mcts", "py"):
+        raise SystemExit(f"unknown player {spec!r}")
+    return MctsPlayer(rng, kernel=(name == "mcts"), **options)
+
+
+def play_game(game: Game[Any], players: list[Player], limit: Limit) -> tuple[int | None, float]:
+    """Play to the end: (winning player index of ``players`` or None, longest move s)."""
+    longest = 0.0
+    while (outcome := game.outcome()) is None:
+        start = time.perf_counter()
+        move = players[game.to_move].choose_move(game.copy(), limit)
+        longest = max(longest, time.perf_counter() - start)
+        game.play(move)
+    if outcome.winner is None:
+        return None, longest
+    seats = [p for p in range(game.num_players) if game.side_of(p) == outcome.winner]
+    return seats[0], longest
+
+
+def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return 0.0, 1.0
+    p = score / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def match(name: str, first: str, second: str, games: int, limit: Limit, seed: int) -> str:
+    score = 0.0
+    wins = draws = 0
+    longest = 0.0
+    start = time.perf_counter()
+    for i in range(games):
+        game = new_game(name)
+        a, b = make(first, seed + 2 * i), make(second, seed + 2 * i + 1)
+        a_seat = i % 2  # alternate colours
+        players = [b, b]
+        players[a_seat] = a
+        winner, slowest = play_game(game, players, limit)
+        longest = max(longest, slowest)
+        if winner is None:
+            draws += 1
+            score += 0.5
+        elif winner == a_seat:
+            wins += 1
+            score += 1.0
+    low, high = wilson(score, games)
+    return (
+        f"{name:8} {first:>16} vs {second:<16} {wins:3d}W {draws:3d}D "
+        f"{games - wins - draws:3d}L  score {score / games:6.1%} "
+        f"[{low:6.1%}, {high:6.1%}]  longest move {longest:.2f}s  "
+        f"({time.perf_counter() - start:.0f}s)"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--games", default=",".join(available_games()))
+    parser.add_argument("--match", action="append", default=None, metavar="A-B")
+    parser.add_argument("-n", type=int, default=20, help="games per match")
+    parser.add_argument("--time", type=float, default=None, help="seconds per move")
+    parser.add_argument("--playouts", type=int, default=None, help="playouts per move")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    if args.time is None and args.playouts is None:
+        args.time = 0.1
+    limit = Limit(args.time, args.playouts)
+    print(f"limit per move: time {args.time} s, playouts {args.playouts}; "
+          f"{args.n} games per match, colours alternating", flush=True)
+    for spec in args.match or DEFAULT_MATCHES:
+        first, _, second = spec.partition("-")
+        for name in args.games.split(","):
+            print(match(name, first, second, args.n, limit, args.seed), flush=True)
+
+
+if __name__ == "__main__":
+    main()
