@@ -670,8 +670,8 @@ class Brax(Game[BraxMove]):
             raise PositionError(f"{where}: position strings cover the two-player game only")
         words = ("red", "blue")
 
-        def board_of(field: str) -> bytearray:
-            rows = decode_board(field, [N] * N, _POSITION_CELL, "Brax")
+        def board_of(field: str, name: str = "board") -> bytearray:
+            rows = decode_board(field, [N] * N, _POSITION_CELL, "Brax", name)
             board = bytearray(POINTS)
             for k, row in enumerate(rows):
                 for f, code in enumerate(row):
@@ -719,7 +719,7 @@ class Brax(Game[BraxMove]):
                 count = parse_count(parts[2], "Brax", "rep count")
                 if not 1 <= count <= 3:
                     raise PositionError(f"{where}: rep entry {entry!r} has a bad count")
-                other = board_of(parts[0])
+                other = board_of(parts[0], f"rep entry {entry!r}: board")
                 if game._side_counts(other) != game._side_counts(board):
                     raise PositionError(
                         f"{where}: rep entry {entry!r} has other piece counts than the board"

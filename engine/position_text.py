@@ -50,14 +50,14 @@ def encode_board(rows: Sequence[Sequence[str | None]]) -> str:
 
 
 def decode_board(
-    text: str, widths: Sequence[int], cell: re.Pattern[str], game: str
+    text: str, widths: Sequence[int], cell: re.Pattern[str], game: str, field: str = "board"
 ) -> list[list[str | None]]:
     """Parse a board field with ``len(widths)`` rows (top first) of the given widths; cells
     match ``cell`` (case-insensitive codes are lowered). Errors name the row."""
     rows = text.lower().split("/")
     if len(rows) != len(widths):
         raise PositionError(
-            f"{game} position string: board field {text!r} has {len(rows)} rows, "
+            f"{game} position string: {field} field {text!r} has {len(rows)} rows, "
             f"expected {len(widths)}"
         )
     out: list[list[str | None]] = []
@@ -74,14 +74,14 @@ def decode_board(
             found = cell.match(row, at)
             if found is None:
                 raise PositionError(
-                    f"{game} position string: row {label} of the board ({row!r}) has a "
+                    f"{game} position string: row {label} of the {field} ({row!r}) has a "
                     f"bad cell at {row[at:]!r}"
                 )
             cells.append(found.group())
             at = found.end()
         if len(cells) != width:
             raise PositionError(
-                f"{game} position string: row {label} of the board ({row!r}) has "
+                f"{game} position string: row {label} of the {field} ({row!r}) has "
                 f"{len(cells)} cells, expected {width}"
             )
         out.append(cells)
