@@ -32,7 +32,6 @@ from __future__ import annotations
 import random
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterable
 from typing import IO, Any
 
@@ -146,6 +145,11 @@ class UgiEngine:
         for spec in self.cls.OPTIONS:
             self.send(_option_line(spec, self.options[spec.name]))
         self.send(f"option name notation type combo default {self.notation} var native var gtp")
+        if self._make_player is not None:
+            from engine.players import PLAYERS
+
+            names = " ".join(f"var {name}" for name in PLAYERS)
+            self.send(f"option name player type combo default {self.player.name} {names}")
         self.send("ugiok")
 
     def _uginewgame(self, args: list[str]) -> None:
@@ -261,7 +265,6 @@ class UgiEngine:
         )
 
     def _search(self, game: Game[Any], limit: Limit, infinite: bool) -> None:
-        started = time.monotonic()
         try:
             move = self.player.choose_move(game, limit)
             token = game.format_move(move, self.notation)
@@ -272,7 +275,6 @@ class UgiEngine:
             token = game.format_move(game.random_move(random.Random(0)), self.notation)
         if infinite:
             self._stop.wait()
-        self.note(f"searched {time.monotonic() - started:.3f} s")
         self.send(f"bestmove {token}")
 
     def finish_search(self) -> None:

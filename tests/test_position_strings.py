@@ -303,3 +303,28 @@ def test_bad_strings_are_rejected_naming_the_bad_part(
         cls.from_position_string(text, **options)
     assert names in str(error.value)
     assert isinstance(error.value, PositionError) or "option" in str(error.value)
+
+
+# ------------------------------------------------------------------------ docs/ugi.md examples
+
+DOC_EXAMPLES = [
+    ("brique", {"size": 7}, "d4 swap c5 e3"),
+    ("flicker", {"size": 5, "pie": False}, "b2 c2 c3 b3 c2"),
+    ("trisq", {"size": 4}, "b2hne c3vsw+b3hsw"),
+    ("brax", {}, "e1-e2-e3 d9-d8"),
+    ("bricka", {}, "g7 c3"),
+]
+
+
+@pytest.mark.parametrize(("name", "options", "moves"), DOC_EXAMPLES)
+def test_the_examples_in_the_docs_are_true(
+    name: str, options: dict[str, object], moves: str
+) -> None:
+    from pathlib import Path
+
+    docs = (Path(__file__).parent.parent / "docs" / "ugi.md").read_text()
+    game = new_game(name, **options)
+    for token in moves.split():
+        game.play_text(token, "native")
+    assert f"```text\n{game.position_string()}\n```" in docs
+    assert f"After `{moves}`" in docs
