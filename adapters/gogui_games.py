@@ -210,8 +210,9 @@ class FlickerMap(ClickMap):
 
 
 class BrickaMap(ClickMap):
-    """Bricka on its 13x13 grid: ``?`` where there is no intersection; neutral pieces drawn
-    as empty points with a grey field and an ``N`` label, blocked points marked."""
+    """Bricka on its 13x13 grid: ``?`` where there is no intersection (also shaded dark, as
+    GoGui draws its grid lines through them); neutral pieces drawn as empty points with a
+    grey field and an ``N`` label, blocked points marked."""
 
     game_id = "Bricka"
     game: Bricka
@@ -230,7 +231,9 @@ class BrickaMap(ClickMap):
         game = self.game
         neutral = [format_click(POINTS[p]) for p in range(len(POINTS))
                    if game.piece_at(p) == NEUTRAL]
-        out = []
+        holes = [format_click((x, y)) for x in range(13) for y in range(13)
+                 if (x, y) not in INDEX]
+        out = [f"COLOR #8c7a5c {' '.join(holes)}"]
         if neutral:
             out.append(f"COLOR #a0a0a0 {' '.join(neutral)}")
             out.append("LABEL " + " ".join(f"{name} N" for name in neutral))
