@@ -109,31 +109,40 @@ class GoGuiCommands:
     def game(self) -> Game[Any]:
         return self.session.game
 
-    def sync(self) -> ClickMap:
+    def sync(self) -> None:
         """Follow changes made by other commands: a new game drops the pending clicks; a
         history changed behind our back keeps the records that still line up."""
         game = self.game
-        if game is not self._game or self._map is None:
+        if game is not self._game:
             self._game = game
             self.pending.clear()
             self.plan.clear()
             self.records = [_Record(None) for _ in game.history]
             try:
                 self._map = click_map(game)
-            except ValueError as error:
+            except ValueError:
                 self._map = None
-                raise GtpError(str(error)) from None
         length = len(game.history)
         if length != len(self.records):
             self.pending.clear()
             self.plan.clear()
             del self.records[length:]
             self.records += [_Record(None) for _ in range(length - len(self.records))]
+
+    def click_map(self) -> ClickMap:
+        """The current game's mapping; fails for a game GoGui cannot show."""
+        self.sync()
+        if self._map is None:
+            try:
+                click_map(self.game)
+            except ValueError as error:
+                raise GtpError(str(error)) from None
+        assert self._map is not None
         return self._map
 
     def activate(self) -> ClickMap:
         self.active = True
-        return self.sync()
+        return self.click_map()
 
     def options(self) -> dict[Click, Any]:
         assert self._map is not None
@@ -178,6 +187,7 @@ class GoGuiCommands:
             response = self.base["play"](args)
             self.sync()
             return response
+        self.click_map()
         player = self.session.color(args[0])
         click = self.parse(args[1])
         if self.game.is_over():
@@ -205,6 +215,7 @@ class GoGuiCommands:
             if self.pending:
                 raise GtpError("a half-move is pending in a finished game")
             return self.base["genmove"](args)
+        self.click_map()
         player = self.session.color(args[0])
         self.session.turn_check(player)
         options = self.options()
@@ -258,10 +269,10 @@ class GoGuiCommands:
             return ""
         if not self.game.history:
             raise GtpError("cannot undo: no move to take back")
+        gmap = self.click_map()
         record = self.records.pop()
         move = self.game.undo()
-        assert self._map is not None
-        clicks = record.clicks if record.clicks is not None else self._map.clicks(move)
+        clicks = record.clicks if record.clicks is not None else gmap.clicks(move)
         self.pending = list(clicks[:-1])
         return ""
 
@@ -269,7 +280,7 @@ class GoGuiCommands:
         arg.count(args, 1, usage="boardsize SIZE")
         size = arg.integer(args[0], "board size")
         if self.active:
-            gmap = self.sync()
+            gmap = self.click_map()
             try:
                 size = gmap.game_size(size)
             except ValueError as error:

@@ -419,3 +419,12 @@ def test_brax_last_capture_ends_the_game() -> None:
     assert board.split("\n")[3] == ". . . . X . . . ."
     assert ok(ruler, "gogui-rules_captured_count") == "1 0"
     assert ok(ruler, "gogui-rules_final_result").endswith("(B+).")
+
+
+def test_team_brax_plays_tokens_but_refuses_gogui() -> None:
+    player, session = gogui_engine("brax", players=3)
+    ok(player, "play p1 c9-c8+d9-d8")
+    assert len(session.game.history) == 1
+    ok(player, "undo")
+    assert "two-player Brax only" in fail(player, "gogui-rules_game_id")
+    assert len(session.game.history) == 0
