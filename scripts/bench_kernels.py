@@ -83,6 +83,7 @@ def play_match(
     second: dict[str, float],
     games: int,
     playouts: int,
+    movetime: float | None = None,
 ) -> tuple[float, float]:
     """Kernel searches with settings ``first`` against ``second`` at ``playouts`` iterations a
     move, alternating colours; the first's score and its 95% half-interval."""
@@ -100,7 +101,8 @@ def play_match(
         seats = (a, b) if number % 2 == 0 else (b, a)
         while (outcome := game.outcome()) is None:
             mover = seats[game.to_move]
-            game.play(mover.search(game, Limit(playouts=playouts), rng).best)
+            limit = Limit(time=movetime) if movetime else Limit(playouts=playouts)
+            game.play(mover.search(game, limit, rng).best)
         if outcome.winner is None:
             score += 0.5
         elif seats[outcome.winner] is a:
@@ -113,6 +115,7 @@ FEATURES: dict[str, tuple[dict[str, float], dict[str, float]]] = {
     "rave": ({}, {"rave": 0.0}),
     "knowledge": ({}, {"knowledge": 0}),
     "solver": ({}, {"solver": False}),
+    "reuse": ({}, {"reuse": False}),
 }
 
 
@@ -128,16 +131,23 @@ def main() -> None:
         help="instead: each feature on against off, GAMES games each",
     )
     parser.add_argument("--playouts", type=int, default=3000, help="iterations a move")
+    parser.add_argument("--movetime", type=float, default=None, help="seconds a move instead")
+    parser.add_argument("--only", action="append", default=None, help="features to match")
     args = parser.parse_args()
     options = dict(item.split("=", 1) for item in args.option)
     if args.features:
         for name in args.games or list(KERNELS):
             for feature, (on, off) in FEATURES.items():
+                if args.only and feature not in args.only:
+                    continue
                 t0 = time.perf_counter()
-                mean, half = play_match(name, options, on, off, args.features, args.playouts)
+                mean, half = play_match(
+                    name, options, on, off, args.features, args.playouts, args.movetime
+                )
+                budget = f"{args.movetime} s" if args.movetime else f"{args.playouts} iterations"
                 print(
                     f"{name:8} {feature:10} on vs off: {mean:.3f} +- {half:.3f} "
-                    f"({args.features} games, {args.playouts} iterations a move, "
+                    f"({args.features} games, {budget} a move, {options or 'default options'}, "
                     f"{time.perf_counter() - t0:.0f} s)", flush=True,
                 )
         return

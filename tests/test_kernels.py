@@ -9,6 +9,7 @@ fixtures); with a warm cache they load in a fraction of a second.
 
 from __future__ import annotations
 
+import importlib
 import random
 import subprocess
 import sys
@@ -21,6 +22,7 @@ import pytest
 from engine.brique import Brique
 from engine.core import Game
 from engine.players import Limit
+from engine.registry import new_game
 
 pytest.importorskip("numba")
 
@@ -92,59 +94,88 @@ def test_searcher_for_returns_the_loaded_kernel(brique_kernel: Any) -> None:
 # ------------------------------------------------------------------------ one truth
 
 
-@pytest.mark.parametrize(("size", "pie"), [(3, True), (4, False), (5, True), (8, True), (11, True)])
-def test_array_rules_follow_the_python_rules(brique_kernel: Any, size: int, pie: bool) -> None:
-    from engine.kernels import brique as kb
+#: (game, options) pairs the rules are cross-checked on.
+CASES = [
+    ("brique", {"size": 3}),
+    ("brique", {"size": 4, "pie": False}),
+    ("brique", {"size": 5}),
+    ("brique", {"size": 8}),
+    ("brique", {"size": 11}),
+    ("bricka", {}),
+]
 
-    codec = kb.BriqueCodec()
-    rng = random.Random(size * 10 + pie)
+
+def case_id(case: tuple[str, dict[str, Any]]) -> str:
+    name, options = case
+    return name + "".join(f"-{k}={v}" for k, v in options.items())
+
+
+def kernel_module(name: str) -> Any:
+    from engine import kernels
+
+    kernels.load(name)
+    return importlib.import_module(f"engine.kernels.{name}")
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_array_rules_follow_the_python_rules(case: tuple[str, dict[str, Any]]) -> None:
+    name, options = case
+    module = kernel_module(name)
+    codec = kernels_codec(name)
+    rng = random.Random(case_id(case))
     for _ in range(8):
-        game = Brique(size=size, pie=pie)
+        game = new_game(name, **options)
         tables = codec.tables(game)
         state = codec.state(game)
         work = np.zeros(codec.sizes(game)[2], dtype=np.int32)
         out = np.zeros(codec.sizes(game)[1], dtype=np.int32)
         while True:
-            k = kb.legal(tables, state, out)
-            expected = sorted(size * size if m.is_swap else m.square for m in game.legal_moves())
-            assert sorted(out[:k].tolist()) == expected
+            k = module.legal(tables, state, out)
+            moves = game.legal_moves()
+            assert sorted(out[:k].tolist()) == sorted(codec.code(game, m) for m in moves)
             if game.is_over():
                 break
-            move = game.legal_moves()[rng.randrange(len(expected))]
-            code = size * size if move.is_swap else move.square
+            move = rng.choice(moves)
             game.play(move)
-            kb.play(tables, state, work, code)
+            module.play(tables, state, work, codec.code(game, move))
             assert state.tolist() == codec.state(game).tolist()
 
 
 @pytest.mark.parametrize("knowledge", [0, 1])
-@pytest.mark.parametrize(("size", "pie"), [(4, True), (7, True), (11, False)])
+@pytest.mark.parametrize("case", CASES[2:], ids=case_id)
 def test_playouts_replay_through_play_text(
-    brique_kernel: Any, size: int, pie: bool, knowledge: int
+    case: tuple[str, dict[str, Any]], knowledge: int
 ) -> None:
-    from engine.kernels import brique as kb
     from engine.kernels.rt import new_rng
 
-    codec = kb.BriqueCodec()
-    rng = random.Random(size + 100 * knowledge)
-    generator = new_rng(size)
+    name, options = case
+    module = kernel_module(name)
+    codec = kernels_codec(name)
+    rng = random.Random(case_id(case) + str(knowledge))
+    generator = new_rng(knowledge)
     for _ in range(20):
-        start = random_position(rng, size, pie, rng.randrange(3))
-        if start.is_over():
-            continue
+        start = new_game(name, **options)
+        for _ in range(rng.randrange(3)):
+            start.play(rng.choice(start.legal_moves()))
         state = codec.state(start)
         work = np.zeros(codec.sizes(start)[2], dtype=np.int32)
-        rec = np.zeros(2 * size * size + 8, dtype=np.int32)
-        winner = kb.playout(codec.tables(start), state, work, generator, rec, knowledge)
+        rec = np.zeros(2 * codec.sizes(start)[0] + 8, dtype=np.int32)
+        result = module.playout(codec.tables(start), state, work, generator, rec, knowledge)
         replay = start.copy()
         for j in range(int(rec[0])):
             assert replay.outcome() is None
-            code = int(rec[1 + 2 * j])
             assert int(rec[2 + 2 * j]) == replay.to_move
-            replay.play_text(replay.format_move(codec.move(replay, code)))
+            replay.play_text(replay.format_move(codec.move(replay, int(rec[1 + 2 * j]))))
         outcome = replay.outcome()
-        assert outcome is not None and outcome.winner == winner
-        assert state.tolist()[: size * size] == list(replay.cells())
+        assert outcome is not None
+        assert result == (2 if outcome.winner is None else outcome.winner)
+        assert state.tolist() == codec.state(replay).tolist()
+
+
+def kernels_codec(name: str) -> Any:
+    from engine import kernels
+
+    return kernels.load(name).codec
 
 
 # --------------------------------------------------------------------------- search
@@ -216,6 +247,75 @@ def test_solver_proves_a_composed_forced_win(brique_kernel: Any) -> None:
     game.play(result.best)
     assert not solve(game)
     assert result.stats[0].proven == "win"
+
+
+def wins_within(game: Game[Any], plies: int) -> bool:
+    """Whether the player to move can force a win within ``plies`` plies (odd)."""
+    me = game.to_move
+    for move in game.legal_moves():
+        game.play(move)
+        outcome = game.outcome()
+        won = outcome.winner == me if outcome is not None else (
+            plies >= 3 and every_reply_loses(game, plies - 1, me)
+        )
+        game.undo()
+        if won:
+            return True
+    return False
+
+
+def every_reply_loses(game: Game[Any], plies: int, me: int) -> bool:
+    for move in game.legal_moves():
+        game.play(move)
+        outcome = game.outcome()
+        lost = outcome.winner == me if outcome is not None else wins_within(game, plies - 1)
+        game.undo()
+        if not lost:
+            return False
+    return True
+
+
+BRICKA_WIN_IN_3 = (
+    "e3 k3 i2 a7 k11 e4 e12 c11 h9 b6 e6 k10 k4 f10 e2 b10 i11 h4 f9 f13 i7 e11 e7 h12 e8 "
+    "l10 f6 f2 i3 i8 c6 k8 i12 f8 j5 l8 b4 m7 c4 f5 k6 f1 h5 h8 i4 d5 i10 e10 k7 h13 l4 h10 "
+    "d9 i6 g11"
+)
+
+
+def test_solver_proves_a_bricka_win_in_three() -> None:
+    from engine import kernels
+    from engine.kernels.mcts import KernelSearcher, Settings
+
+    game = new_game("bricka")
+    for token in BRICKA_WIN_IN_3.split():
+        game.play_text(token, "native")
+    assert not wins_within(game, 1) and wins_within(game, 3)
+    searcher = KernelSearcher(kernels.load("bricka").codec, Settings(reuse=False))
+    result = searcher.search(game, Limit(playouts=100_000), random.Random(2))
+    assert result.proven == "win" and result.stats[0].proven == "win"
+    game.play(result.best)
+    assert game.is_over() or every_reply_loses(game, 2, 1 - game.to_move)
+
+
+def test_the_tree_is_reused_for_the_next_position(brique_kernel: Any) -> None:
+    from engine.kernels.mcts import KernelSearcher, Settings
+
+    searcher = KernelSearcher(brique_kernel.codec, Settings(max_nodes=100_000))
+    game = Brique(size=6)
+    first = searcher.search(game, Limit(playouts=2000), random.Random(1))
+    tree = searcher._last
+    assert tree is not None and tree.top == 0
+    game.play(first.best)
+    game.play(first.stats[0].pv[1])
+    again = searcher.search(game, Limit(playouts=500), random.Random(1))
+    assert searcher._last is tree and tree.top != 0
+    # The reused root keeps its visits: more than the 500 iterations of this search.
+    assert again.iterations == 500 and sum(s.visits for s in again.stats) > 500
+    assert {s.move for s in again.stats} == set(game.legal_moves())
+    other = Brique(size=6)
+    other.play(game.history[1])  # not a continuation: a fresh tree
+    searcher.search(other, Limit(playouts=100), random.Random(1))
+    assert searcher._last is not tree
 
 
 def test_solver_agrees_with_minimax(brique_kernel: Any) -> None:

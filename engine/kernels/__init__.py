@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 #: Game name -> "module:Codec class" of its array rules.
 KERNELS: dict[str, str] = {
     "brique": "engine.kernels.brique:BriqueCodec",
+    "bricka": "engine.kernels.bricka:BrickaCodec",
 }
 
 #: Set to "0" or "off" to disable the kernels (every search then uses the Python MCTS).

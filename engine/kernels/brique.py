@@ -264,6 +264,9 @@ def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
             if s[partner] == player and s[target] != player:
                 s[target] = player
                 touched = _join(t, s, parent, bits, player, target)
+        if s[size + 2] == 0:
+            s[size + 3] = move
+        s[size + 2] += 1
         if touched == 3:
             rec[0] = count
             s[size + 1] = player
@@ -317,3 +320,7 @@ class BriqueCodec(Codec):
     def move(self, game: Game[Any], code: int) -> BriqueMove:
         assert isinstance(game, Brique)
         return SWAP if code == game.n * game.n else BriqueMove(code)
+
+    def code(self, game: Game[Any], move: BriqueMove) -> int:
+        assert isinstance(game, Brique)
+        return game.n * game.n if move.is_swap else move.square

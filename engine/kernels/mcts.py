@@ -42,7 +42,8 @@ N_PARAMS = 5
 # Meta slots (an int64 array).
 M_NODES = 0  # nodes used
 M_ITERATIONS = 1  # iterations run so far
-N_META = 2
+M_ROOT = 2  # the root node (not 0 once the tree is reused for a later position)
+N_META = 3
 
 
 @jit
@@ -127,17 +128,18 @@ def run(t: Any, root: Any, tree: Any, scratch: Any, rng: Any, params: Any, iters
     cap = visits.shape[0]
     room = buf.shape[0]
     root_mover = 1 - r_to_move(t, root)
+    top = meta[M_ROOT]
     done = 0
     for _ in range(iters):
-        if proof[0] != 0:
+        if proof[top] != 0:
             break
         it = meta[M_ITERATIONS] + 1
         meta[M_ITERATIONS] = it
         done += 1
         s[:] = root
         depth = 0
-        node = 0
-        path[0] = 0
+        node = top
+        path[0] = top
         pl[0] = root_mover
         res = r_winner(t, s)
         while res < 0 and first[node] >= 0:
@@ -149,7 +151,7 @@ def run(t: Any, root: Any, tree: Any, scratch: Any, rng: Any, params: Any, iters
             pl[depth] = p
             node = child
             res = r_winner(t, s)
-        if res < 0 and (node == 0 or visits[node] >= expand_at) and meta[M_NODES] + room <= cap:
+        if res < 0 and (node == top or visits[node] >= expand_at) and meta[M_NODES] + room <= cap:
             k = r_legal(t, s, buf)
             f = meta[M_NODES]
             meta[M_NODES] = f + k
@@ -233,6 +235,8 @@ class Settings:
     expand_visits: int = 1
     knowledge: int = 1
     solver: bool = True
+    #: Keep the tree for the next search when its position follows from this one.
+    reuse: bool = True
     #: Tree capacity in nodes (memory: about 41 bytes a node).
     max_nodes: int = 2_000_000
 
@@ -263,6 +267,10 @@ class Codec:
 
     def move(self, game: Game[Any], code: int) -> Any:
         """The game's move for a move code."""
+        raise NotImplementedError
+
+    def code(self, game: Game[Any], move: Any) -> int:
+        """The move code of one of the game's moves."""
         raise NotImplementedError
 
 
@@ -301,6 +309,9 @@ class Tree:
             np.zeros(N_META, dtype=np.int64),
         )
         self.tree[8][M_NODES] = 1
+        self.codec = codec
+        self.most = most
+        self.history = tuple(game.history)
         depth = codes + 8
         self.scratch: tuple[np.ndarray[Any, Any], ...] = (
             self.root.copy(),
@@ -325,8 +336,48 @@ class Tree:
         return int(self.tree[8][M_ITERATIONS])
 
     @property
+    def top(self) -> int:
+        """The root node."""
+        return int(self.tree[8][M_ROOT])
+
+    @property
     def root_proof(self) -> int:
-        return int(self.tree[7][0])
+        return int(self.tree[7][self.top])
+
+    @property
+    def room(self) -> int:
+        """Nodes still free."""
+        return int(self.tree[0].shape[0] - self.tree[8][M_NODES])
+
+    def reroot(self, game: Game[Any], seed: int) -> bool:
+        """Make the node of ``game``'s position the root, if ``game`` continues the root's
+        game by one move or more that the tree holds; whether it did."""
+        history = tuple(game.history)
+        old = self.history
+        if len(history) <= len(old) or history[: len(old)] != old:
+            return False
+        if self.codec.tables(game) is not self.tables:
+            return False
+        _v, _w, _a, _b, mv, first, count, _p, meta = self.tree
+        node = self.top
+        replay = game.new_game()
+        for move in old:
+            replay.play(move)
+        for move in history[len(old):]:
+            code = self.codec.code(replay, move)
+            f = int(first[node])
+            if f < 0:
+                return False
+            kids = [c for c in range(f, f + int(count[node])) if mv[c] == code]
+            if not kids:
+                return False
+            node = kids[0]
+            replay.play(move)
+        meta[M_ROOT] = node
+        self.root = self.codec.state(game)
+        self.history = history
+        self.rng = new_rng(seed)
+        return True
 
 
 class KernelSearcher:
@@ -338,6 +389,7 @@ class KernelSearcher:
     def __init__(self, codec: Codec, settings: Settings | None = None) -> None:
         self.codec = codec
         self.settings = settings if settings is not None else Settings()
+        self._last: Tree | None = None
 
     def search(
         self,
@@ -349,21 +401,34 @@ class KernelSearcher:
     ) -> SearchResult:
         start = time.perf_counter()
         budget = limit.playouts
-        tree = Tree(self.codec, game, self.settings, rng.getrandbits(63), budget)
+        seed = rng.getrandbits(63)
+        tree = self._last
+        if tree is None:
+            need = 0
+        elif budget is None:  # a timed search: start afresh if the tree is 3/4 full
+            need = tree.tree[0].shape[0] // 4
+        else:
+            need = (budget + 1) * tree.most
+        if tree is None or tree.room < need or not tree.reroot(game, seed):
+            tree = Tree(self.codec, game, self.settings, seed, budget)
+        self._last = tree if self.settings.reuse else None
+        base = self.settings.expand_visits
+        tree.params[P_EXPAND] = base
+        done = tree.iterations
         deadline = None if limit.time is None else start + limit.time
         if budget is None and deadline is None:
             budget = 1000
         size = 64
         next_report = start + interval
         while tree.root_proof == 0:
-            if budget is not None and tree.iterations >= budget:
+            if budget is not None and tree.iterations - done >= budget:
                 break
             if limit.stop():
                 break
             now = time.perf_counter()
             if deadline is not None and now >= deadline:
                 break
-            n = size if budget is None else min(size, budget - tree.iterations)
+            n = size if budget is None else min(size, budget - (tree.iterations - done))
             t0 = time.perf_counter()
             tree.run(n)
             took = time.perf_counter() - t0
@@ -373,19 +438,23 @@ class KernelSearcher:
             if deadline is not None:
                 left = deadline - time.perf_counter()
                 size = max(1, min(size, int(rate * left * 0.9)))
+                # Expand leaves later when the tree would fill up before the deadline.
+                nodes = rate * left * tree.most
+                tree.params[P_EXPAND] = max(base, math.ceil(nodes / max(tree.room, 1)))
             if progress is not None and time.perf_counter() >= next_report:
-                progress(self._result(game, tree, time.perf_counter() - start))
+                progress(self._result(game, tree, time.perf_counter() - start, done))
                 next_report = time.perf_counter() + interval
-        return self._result(game, tree, time.perf_counter() - start)
+        return self._result(game, tree, time.perf_counter() - start, done)
 
-    def _result(self, game: Game[Any], tree: Tree, seconds: float) -> SearchResult:
+    def _result(self, game: Game[Any], tree: Tree, seconds: float, done: int) -> SearchResult:
         visits, wins, _amv, _amw, mv, first, count, proof, _meta = tree.tree
-        f = int(first[0])
-        k = int(count[0])
+        f = int(first[tree.top])
+        k = int(count[tree.top])
+        iterations = tree.iterations - done
         if f < 0 or k == 0:
             move = game.legal_moves()[0]
             stat = MoveStat(move, 0, 0.5, None, (move,))
-            return SearchResult(move, (stat,), tree.iterations, seconds, None)
+            return SearchResult(move, (stat,), iterations, seconds, None)
         children = list(range(f, f + k))
 
         def rank(c: int) -> tuple[int, int, float]:
@@ -401,7 +470,7 @@ class KernelSearcher:
             pv = self._pv(game, tree, c)
             stats.append(MoveStat(pv[0], v, winrate, _PROOF_OF_CHILD.get(p), pv))
         root = _PROOF_OF_ROOT.get(tree.root_proof)
-        return SearchResult(stats[0].move, tuple(stats), tree.iterations, seconds, root)
+        return SearchResult(stats[0].move, tuple(stats), iterations, seconds, root)
 
     def _pv(self, game: Game[Any], tree: Tree, child: int, most: int = 12) -> tuple[Any, ...]:
         visits, _w, _a, _b, mv, first, count, proof, _meta = tree.tree
