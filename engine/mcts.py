@@ -427,12 +427,14 @@ class MctsPlayer(Player):
             return Limit(limit.time, playouts, limit.stop)
         return limit
 
-    def searcher(self, game: Game[Any]) -> Searcher:
+    def searcher(self, game: Game[Any], wait: bool = False) -> Searcher:
+        """The kernel for ``game`` if one is loaded (with ``wait``: loaded now, compiling if
+        need be), else the Python search."""
         if not self.kernel:
             return self.mcts
         from engine.kernels import searcher_for
 
-        found = searcher_for(game)
+        found = searcher_for(game, wait=wait)
         return found if found is not None else self.mcts
 
     def search(
@@ -442,7 +444,10 @@ class MctsPlayer(Player):
         progress: Progress | None = None,
         interval: float = 0.5,
     ) -> SearchResult:
-        result = self.searcher(game).search(
+        # --playouts without a time limit asks for a reproducible search: wait for the
+        # kernel rather than let the state of the numba cache decide who searches
+        wait = limit.playouts is not None and limit.time is None
+        result = self.searcher(game, wait).search(
             game, self.limit_for(limit), self.rng, progress, interval
         )
         self.last = result

@@ -38,7 +38,7 @@ def parse_line(line: str) -> list[dict[str, Any]]:
 
 def mcts_engine(game: str = "brique", **options: Any) -> tuple[GtpEngine, GameSession]:
     return build_engine(new_game(game, **options), make_player("mcts", 1), None,
-                        Limit(playouts=200))
+                        Limit(time=1.0, playouts=200))
 
 
 def test_analyze_lines_parse_and_name_legal_moves() -> None:

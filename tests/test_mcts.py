@@ -201,7 +201,9 @@ def test_levels_map_to_playouts() -> None:
 @pytest.mark.parametrize("name", ["brique", "trisq", "flicker", "brax", "bricka"])
 def test_mcts_genmove_plays_legal_moves(name: str) -> None:
     game = new_game(name)
-    engine, session = build_engine(game, make_player("mcts", 1), None, Limit(playouts=30))
+    engine, session = build_engine(
+        game, make_player("mcts", 1), None, Limit(time=0.2, playouts=30)
+    )
     for _ in range(3):
         for colour in ("b", "w") if game.to_move == 0 else ("w", "b"):
             if session.game.is_over():
