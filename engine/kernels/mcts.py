@@ -414,6 +414,8 @@ class KernelSearcher:
         self._last = tree if self.settings.reuse else None
         base = self.settings.expand_visits
         tree.params[P_EXPAND] = base
+        if budget is not None:  # expand later if the budget would fill the tree
+            tree.params[P_EXPAND] = max(base, math.ceil(budget * tree.most / max(tree.room, 1)))
         done = tree.iterations
         deadline = None if limit.time is None else start + limit.time
         if budget is None and deadline is None:
