@@ -303,19 +303,26 @@ def test_the_tree_is_reused_for_the_next_position(brique_kernel: Any) -> None:
     searcher = KernelSearcher(brique_kernel.codec, Settings(max_nodes=100_000))
     game = Brique(size=6)
     first = searcher.search(game, Limit(playouts=2000), random.Random(1))
-    tree = searcher._last
-    assert tree is not None and tree.top == 0
     game.play(first.best)
     game.play(first.stats[0].pv[1])
     again = searcher.search(game, Limit(playouts=500), random.Random(1))
-    assert searcher._last is tree and tree.top != 0
-    # The reused root keeps its visits: more than the 500 iterations of this search.
+    # The reused root keeps its visits: its children have more than this search's 500.
     assert again.iterations == 500 and sum(s.visits for s in again.stats) > 500
     assert {s.move for s in again.stats} == set(game.legal_moves())
+    for stat in again.stats:
+        line = game.copy()
+        for move in stat.pv:
+            assert line.is_legal(move)
+            line.play(move)
     other = Brique(size=6)
     other.play(game.history[1])  # not a continuation: a fresh tree
-    searcher.search(other, Limit(playouts=100), random.Random(1))
-    assert searcher._last is not tree
+    fresh = searcher.search(other, Limit(playouts=100), random.Random(1))
+    assert sum(s.visits for s in fresh.stats) == 100
+    # Without reuse, the same continuation starts afresh.
+    plain = KernelSearcher(brique_kernel.codec, Settings(reuse=False))
+    plain.search(Brique(size=6), Limit(playouts=2000), random.Random(1))
+    alone = plain.search(game, Limit(playouts=500), random.Random(1))
+    assert sum(s.visits for s in alone.stats) == 500
 
 
 def test_solver_agrees_with_minimax(brique_kernel: Any) -> None:

@@ -42,7 +42,7 @@ N_PARAMS = 5
 # Meta slots (an int64 array).
 M_NODES = 0  # nodes used
 M_ITERATIONS = 1  # iterations run so far
-M_ROOT = 2  # the root node (not 0 once the tree is reused for a later position)
+M_ROOT = 2  # the root node (0: a reused subtree is copied into a tree of its own)
 N_META = 3
 
 
@@ -349,16 +349,16 @@ class Tree:
         """Nodes still free."""
         return int(self.tree[0].shape[0] - self.tree[8][M_NODES])
 
-    def reroot(self, game: Game[Any], seed: int) -> bool:
-        """Make the node of ``game``'s position the root, if ``game`` continues the root's
-        game by one move or more that the tree holds; whether it did."""
+    def find(self, game: Game[Any]) -> int:
+        """The node of ``game``'s position if ``game`` continues the root's game by one move
+        or more that the tree holds, else -1."""
         history = tuple(game.history)
         old = self.history
         if len(history) <= len(old) or history[: len(old)] != old:
-            return False
+            return -1
         if self.codec.tables(game) is not self.tables:
-            return False
-        _v, _w, _a, _b, mv, first, count, _p, meta = self.tree
+            return -1
+        _v, _w, _a, _b, mv, first, count, _p, _meta = self.tree
         node = self.top
         replay = game.new_game()
         for move in old:
@@ -367,17 +367,52 @@ class Tree:
             code = self.codec.code(replay, move)
             f = int(first[node])
             if f < 0:
-                return False
+                return -1
             kids = [c for c in range(f, f + int(count[node])) if mv[c] == code]
             if not kids:
-                return False
+                return -1
             node = kids[0]
             replay.play(move)
-        meta[M_ROOT] = node
-        self.root = self.codec.state(game)
-        self.history = history
-        self.rng = new_rng(seed)
-        return True
+        return node
+
+    @property
+    def used(self) -> int:
+        return int(self.tree[8][M_NODES])
+
+
+@jit
+def compact(old: Any, top: int, new: Any) -> int:
+    """Copy the subtree of ``old`` under node ``top`` into the empty tree ``new`` (``top``
+    becomes node 0, children stay contiguous); return the number of nodes copied."""
+    ov, ow, oa, ob, om, of, oc, op, ometa = old
+    nv, nw, na, nb, nm, nf, nc, nq, nmeta = new
+    queue = np.empty(ometa[M_NODES], dtype=np.int32)
+    queue[0] = top
+    head = 0
+    tail = 1
+    while head < tail:
+        o = queue[head]
+        n = head
+        head += 1
+        nv[n] = ov[o]
+        nw[n] = ow[o]
+        na[n] = oa[o]
+        nb[n] = ob[o]
+        nm[n] = om[o]
+        nq[n] = op[o]
+        if of[o] >= 0:
+            nf[n] = tail
+            nc[n] = oc[o]
+            for j in range(oc[o]):
+                queue[tail] = of[o] + j
+                tail += 1
+        else:
+            nf[n] = -1
+            nc[n] = 0
+    nmeta[M_NODES] = tail
+    nmeta[M_ITERATIONS] = ometa[M_ITERATIONS]
+    nmeta[M_ROOT] = 0
+    return tail
 
 
 class KernelSearcher:
@@ -402,14 +437,14 @@ class KernelSearcher:
         start = time.perf_counter()
         budget = limit.playouts
         seed = rng.getrandbits(63)
-        tree = self._last
-        if tree is None:
-            need = 0
-        elif budget is None:  # a timed search: start afresh if the tree is 3/4 full
-            need = tree.tree[0].shape[0] // 4
+        old = self._last
+        node = -1 if old is None else old.find(game)
+        if old is not None and node >= 0:
+            # Keep the subtree of the new position: copied into a tree of its own.
+            tree = Tree(self.codec, game, self.settings, seed,
+                        None if budget is None else budget + old.used // old.most + 1)
+            compact(old.tree, node, tree.tree)
         else:
-            need = (budget + 1) * tree.most
-        if tree is None or tree.room < need or not tree.reroot(game, seed):
             tree = Tree(self.codec, game, self.settings, seed, budget)
         self._last = tree if self.settings.reuse else None
         base = self.settings.expand_visits
