@@ -114,7 +114,16 @@ def main() -> None:
     limit = Limit(args.time, args.playouts)
     print(f"limit per move: time {args.time} s, playouts {args.playouts}; "
           f"{args.n} games per match, colours alternating", flush=True)
-    for spec in args.match or DEFAULT_MATCHES:
+    specs = args.match or DEFAULT_MATCHES
+    if any(part.split("/")[0] == "mcts" for spec in specs for part in spec.split("-")):
+        from engine import kernels
+
+        for name in args.games.split(","):
+            # load (or compile) the kernels first, so that every game is played with them
+            found = kernels.searcher_for(new_game(name), wait=True)
+            print(f"{name}: {'kernel' if found else 'no kernel: mcts is the Python search'}",
+                  flush=True)
+    for spec in specs:
         first, _, second = spec.partition("-")
         for name in args.games.split(","):
             print(match(name, first, second, args.n, limit, args.seed), flush=True)
