@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 KERNELS: dict[str, str] = {
     "brique": "engine.kernels.brique:BriqueCodec",
     "bricka": "engine.kernels.bricka:BrickaCodec",
+    "flicker": "engine.kernels.flicker:FlickerCodec",
 }
 
 #: Set to "0" or "off" to disable the kernels (every search then uses the Python MCTS).

@@ -227,6 +227,7 @@ register(
     playout=_playout,
 )
 legal = jit(_legal)
+winner = jit(_winner)
 play = jit(_play)
 playout = jit(_playout)
 
@@ -260,3 +261,6 @@ class BrickaCodec(Codec):
 
     def code(self, game: Game[Any], move: int) -> int:
         return PASS_CODE if move == PASS else move
+
+    def plies(self, game: Game[Any]) -> int:
+        return 2 * N + 2  # a pass at most between two placements

@@ -288,6 +288,7 @@ register(
     playout=_playout,
 )
 legal = jit(_legal)
+winner = jit(_winner)
 play = jit(_play)
 playout = jit(_playout)
 

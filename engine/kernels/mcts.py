@@ -129,6 +129,7 @@ def run(t: Any, root: Any, tree: Any, scratch: Any, rng: Any, params: Any, iters
     room = buf.shape[0]
     root_mover = 1 - r_to_move(t, root)
     top = meta[M_ROOT]
+    deepest = path.shape[0] - 2
     done = 0
     for _ in range(iters):
         if proof[top] != 0:
@@ -142,7 +143,7 @@ def run(t: Any, root: Any, tree: Any, scratch: Any, rng: Any, params: Any, iters
         path[0] = top
         pl[0] = root_mover
         res = r_winner(t, s)
-        while res < 0 and first[node] >= 0:
+        while res < 0 and first[node] >= 0 and depth < deepest:
             child = _select(node, tree, rng, c_uct, rave)
             p = r_to_move(t, s)
             r_play(t, s, w, mv[child])
@@ -151,7 +152,12 @@ def run(t: Any, root: Any, tree: Any, scratch: Any, rng: Any, params: Any, iters
             pl[depth] = p
             node = child
             res = r_winner(t, s)
-        if res < 0 and (node == top or visits[node] >= expand_at) and meta[M_NODES] + room <= cap:
+        if (
+            res < 0
+            and (node == top or visits[node] >= expand_at)
+            and meta[M_NODES] + room <= cap
+            and depth < deepest
+        ):
             k = r_legal(t, s, buf)
             f = meta[M_NODES]
             meta[M_NODES] = f + k
@@ -257,8 +263,8 @@ class Codec:
         """The game's fixed tables (a NamedTuple registered with :func:`rt.register`)."""
         raise NotImplementedError
 
-    def state(self, game: Game[Any]) -> np.ndarray[Any, np.dtype[np.int32]]:
-        """The array state of ``game``."""
+    def state(self, game: Game[Any]) -> np.ndarray[Any, Any]:
+        """The array state of ``game`` (int32, or int64 where a game needs it)."""
         raise NotImplementedError
 
     def sizes(self, game: Game[Any]) -> tuple[int, int, int]:
@@ -272,6 +278,14 @@ class Codec:
     def code(self, game: Game[Any], move: Any) -> int:
         """The move code of one of the game's moves."""
         raise NotImplementedError
+
+    def plies(self, game: Game[Any]) -> int:
+        """The most moves one playout may record."""
+        return self.sizes(game)[0] + 2
+
+    def meaning(self, game: Game[Any], state: np.ndarray[Any, Any]) -> list[int]:
+        """The part of a state array that defines the position (tests compare it)."""
+        return [int(x) for x in state]
 
 
 _PROOF_OF_CHILD: dict[int, Proof] = {1: "win", -1: "loss"}
@@ -313,11 +327,12 @@ class Tree:
         self.most = most
         self.history = tuple(game.history)
         depth = codes + 8
+        plies = codec.plies(game)
         self.scratch: tuple[np.ndarray[Any, Any], ...] = (
             self.root.copy(),
             np.zeros(work, dtype=np.int32),
             np.zeros(most, dtype=np.int32),
-            np.zeros(2 * codes + 2 + 2 * depth, dtype=np.int32),
+            np.zeros(2 * (plies + depth) + 2, dtype=np.int32),
             np.zeros(depth, dtype=np.int32),
             np.zeros(depth, dtype=np.int32),
             np.zeros(codes, dtype=np.int64),

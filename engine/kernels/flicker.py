@@ -1,0 +1,343 @@
+"""Flicker as arrays for the compiled search: the rules of :mod:`engine.flicker`
+(shared/rules/flicker.md, rulings F1-F11) restated on an int64 state array, and the
+:class:`~engine.kernels.mcts.Codec` that maps a :class:`engine.flicker.Flicker` game to and
+from them. Imports numba: reach it only through :mod:`engine.kernels`.
+
+State: the points (0 empty, 1 Black, 2 White), then the player to move, the result (-1 none,
+0/1 the winner, 2 a draw), the kinds of the last two turns and the last turn's point (for the
+restrictions F4-F6), the number of turns and the first turn's point (for the swap), the number
+of position keys, and the keys of every position of the game so far (F9). The rules core keys
+positions exactly; the arrays use 64-bit Zobrist keys (a false repetition needs two of the
+game's positions to collide, odds about 2^-64 per pair).
+
+Move codes: a placement i, a removal size + i, the swap 2 size, the pass 2 size + 1. The playout
+plays uniformly random legal moves; one longer than four moves per point stops unfinished
+(scored as a draw; its state keeps no result).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from engine.core import Game
+from engine.flicker import PASS, PLACE, REMOVE, SWAP, Flicker, FlickerMove
+from engine.grid import swap_mirror
+from engine.kernels.mcts import Codec
+from engine.kernels.rt import jit, r_legal, r_play, rand_below, register
+
+I64 = np.int64
+K_NONE, K_PLACE, K_REMOVE, K_PASS, K_SWAP = 0, 1, 2, 3, 4
+KIND_CODE = {PLACE: K_PLACE, REMOVE: K_REMOVE, PASS: K_PASS, SWAP: K_SWAP}
+# Offsets after the points.
+TO_MOVE, RESULT, LAST_KIND, LAST_POINT, PREV_KIND, PLIES, FIRST, NKEYS, KEYS = range(9)
+
+
+class FlickerTables(NamedTuple):
+    """The fixed arrays of an n x n board."""
+
+    n: int
+    nbr: np.ndarray[Any, np.dtype[np.int64]]
+    #: pairs[k] = (a, b, c, d): a diagonal pair a, b and its common neighbours c, d
+    pairs: np.ndarray[Any, np.dtype[np.int64]]
+    #: member[i]: the pairs in which i is one of the two stones, -1 padded
+    member: np.ndarray[Any, np.dtype[np.int64]]
+    edge: np.ndarray[Any, np.dtype[np.int64]]
+    mirror: np.ndarray[Any, np.dtype[np.int64]]
+    #: zob[colour, i]: the Zobrist key of a stone; zob[0, 0] is the key of White to move
+    zob: np.ndarray[Any, np.dtype[np.int64]]
+
+
+_TABLES: dict[int, FlickerTables] = {}
+
+
+def tables_for(n: int) -> FlickerTables:
+    key = n
+    if key not in _TABLES:
+        from engine.brique import geometry  # the same square grid helpers
+
+        size = n * n
+        geo = geometry(n)
+        nbr = np.full((size, 4), -1, dtype=I64)
+        for i, near in enumerate(geo.neighbours):
+            nbr[i, : len(near)] = near
+        pairs = []
+        for r in range(n - 1):
+            for f in range(n):
+                for df in (1, -1):
+                    g = f + df
+                    if 0 <= g < n:
+                        pairs.append((r * n + f, (r + 1) * n + g, r * n + g, (r + 1) * n + f))
+        member = np.full((size, 4), -1, dtype=I64)
+        fill = [0] * size
+        for k, (a, b, _c, _d) in enumerate(pairs):
+            for p in (a, b):
+                member[p, fill[p]] = k
+                fill[p] += 1
+        rng = random.Random(20121212)
+        zob = np.array(
+            [[rng.getrandbits(63) for _ in range(size)] for _ in range(3)], dtype=I64
+        )
+        _TABLES[key] = FlickerTables(
+            n,
+            nbr,
+            np.array(pairs, dtype=I64).reshape(-1, 4),
+            member,
+            np.array(geo.edge_bits, dtype=I64),
+            np.array([swap_mirror(i, n) for i in range(size)], dtype=I64),
+            zob,
+        )
+    return _TABLES[key]
+
+
+@jit
+def _weak(t: Any, s: Any, i: int) -> bool:
+    """Whether the stone on ``i`` belongs to a weak pair of its colour (F2)."""
+    colour = s[i]
+    for j in range(4):
+        k = t.member[i, j]
+        if k < 0:
+            break
+        a, b, c, d = t.pairs[k, 0], t.pairs[k, 1], t.pairs[k, 2], t.pairs[k, 3]
+        if s[a] == colour and s[b] == colour and s[c] != colour and s[d] != colour:
+            return True
+    return False
+
+
+def _legal(t: Any, s: Any, out: Any) -> int:
+    size = t.n * t.n
+    if s[size + RESULT] >= 0:
+        return 0
+    last_kind = s[size + LAST_KIND]
+    last_point = s[size + LAST_POINT]
+    banned = last_point if last_kind == K_REMOVE else -1
+    k = 0
+    for i in range(size):
+        if s[i] == 0 and i != banned:
+            out[k] = i
+            k += 1
+    p = s[size + TO_MOVE]
+    if last_kind != K_REMOVE and s[size + PREV_KIND] != K_REMOVE:
+        enemy = 2 - p
+        protected = last_point if last_kind == K_PLACE else -1
+        for i in range(size):
+            if s[i] == enemy and i != protected and _weak(t, s, i):
+                out[k] = size + i
+                k += 1
+    if p == 1 and s[size + PLIES] == 1 and _pie(t, s):
+        out[k] = 2 * size
+        k += 1
+    if k == 0:
+        out[0] = 2 * size + 1
+        k = 1
+    return k
+
+
+@jit
+def _pie(t: Any, s: Any) -> bool:
+    # The pie option is folded into the state's FIRST slot: -2 means "no pie".
+    return bool(s[t.n * t.n + FIRST] != -2)
+
+
+def _winner(t: Any, s: Any) -> int:
+    return int(s[t.n * t.n + RESULT])
+
+
+def _to_move(t: Any, s: Any) -> int:
+    return int(s[t.n * t.n + TO_MOVE])
+
+
+@jit
+def _connects(t: Any, s: Any, w: Any, start: int, player: int) -> bool:
+    size = t.n * t.n
+    colour = player + 1
+    w[2 * size] += 1
+    mark = w[2 * size]
+    w[start] = mark
+    w[size] = start
+    top = 1
+    touched = 0
+    while top > 0:
+        top -= 1
+        i = w[size + top]
+        touched |= t.edge[player, i]
+        if touched == 3:
+            return True
+        for k in range(4):
+            j = t.nbr[i, k]
+            if j < 0:
+                break
+            if s[j] == colour and w[j] != mark:
+                w[j] = mark
+                w[size + top] = j
+                top += 1
+    return False
+
+
+def _play(t: Any, s: Any, w: Any, move: int) -> None:
+    size = t.n * t.n
+    p = s[size + TO_MOVE]
+    nkeys = s[size + NKEYS]
+    key = s[size + KEYS + nkeys - 1] ^ t.zob[0, 0]
+    if move < size:
+        kind = K_PLACE
+        point = move
+        s[point] = p + 1
+        key ^= t.zob[p + 1, point]
+    elif move < 2 * size:
+        kind = K_REMOVE
+        point = move - size
+        s[point] = 0
+        key ^= t.zob[2 - p, point]
+    elif move == 2 * size:
+        kind = K_SWAP
+        point = -1
+        black = s[size + FIRST]
+        white = t.mirror[black]
+        s[black] = 0
+        s[white] = 2
+        key ^= t.zob[1, black] ^ t.zob[2, white]
+    else:
+        kind = K_PASS
+        point = -1
+    s[size + PREV_KIND] = s[size + LAST_KIND]
+    s[size + LAST_KIND] = kind
+    s[size + LAST_POINT] = point
+    if s[size + PLIES] == 0 and s[size + FIRST] != -2:
+        s[size + FIRST] = point
+    s[size + PLIES] += 1
+    s[size + TO_MOVE] = 1 - p
+    if kind == K_PLACE and _connects(t, s, w, point, p):
+        s[size + RESULT] = p
+    else:
+        for j in range(nkeys):
+            if s[size + KEYS + j] == key:
+                s[size + RESULT] = 2
+                break
+    if nkeys < s.shape[0] - size - KEYS:
+        s[size + KEYS + nkeys] = key
+        s[size + NKEYS] = nkeys + 1
+    elif s[size + RESULT] < 0:
+        s[size + RESULT] = 2  # out of key room: never reached within the playout bound
+
+
+def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
+    size = t.n * t.n
+    out = w[3 * size: 6 * size]
+    most = 4 * size
+    count = 0
+    while s[size + RESULT] < 0 and count < most:
+        k = r_legal(t, s, out)
+        move = out[rand_below(rng, k)]
+        rec[1 + 2 * count] = move
+        rec[2 + 2 * count] = s[size + TO_MOVE]
+        count += 1
+        r_play(t, s, w, move)
+    rec[0] = count
+    result = s[size + RESULT]
+    return int(result) if result >= 0 else 2
+
+
+register(
+    FlickerTables,
+    legal=_legal,
+    play=_play,
+    winner=_winner,
+    to_move=_to_move,
+    playout=_playout,
+)
+legal = jit(_legal)
+winner = jit(_winner)
+play = jit(_play)
+playout = jit(_playout)
+
+
+class FlickerCodec(Codec):
+    """Maps :class:`engine.flicker.Flicker` games to the arrays above."""
+
+    def _room(self, game: Flicker) -> int:
+        size = game.board_size ** 2
+        return len(game.history) + 1 + (2 * size + 10) + 4 * size + 4
+
+    def tables(self, game: Game[Any]) -> FlickerTables:
+        assert isinstance(game, Flicker)
+        return tables_for(game.board_size)
+
+    def state(self, game: Game[Any]) -> np.ndarray[Any, np.dtype[np.int64]]:
+        assert isinstance(game, Flicker)
+        n = game.board_size
+        size = n * n
+        t = self.tables(game)
+        s = np.zeros(size + KEYS + self._room(game), dtype=I64)
+        s[size + RESULT] = -1
+        s[size + LAST_POINT] = -1
+        pie = bool(game.options["pie"])
+        s[size + FIRST] = -1 if pie else -2
+        # Replay the history on the arrays' own terms, for the keys of every position.
+        replay = game.new_game()
+        board = [0] * size
+        key = 0
+        keys = [0]
+        for move in game.history:
+            mover = replay.to_move
+            key ^= int(t.zob[0, 0])
+            if move.kind == PLACE:
+                board[move.point] = mover + 1
+                key ^= int(t.zob[mover + 1, move.point])
+            elif move.kind == REMOVE:
+                board[move.point] = 0
+                key ^= int(t.zob[2 - mover, move.point])
+            elif move.kind == SWAP:
+                black = replay.history[0].point
+                white = int(t.mirror[black])
+                board[black] = 0
+                board[white] = 2
+                key ^= int(t.zob[1, black]) ^ int(t.zob[2, white])
+            keys.append(key)
+            replay.play(move)
+        s[:size] = board
+        s[size + TO_MOVE] = game.to_move
+        outcome = game.outcome()
+        if outcome is not None:
+            s[size + RESULT] = 2 if outcome.winner is None else outcome.winner
+        history = game.history
+        if history:
+            s[size + LAST_KIND] = KIND_CODE[history[-1].kind]
+            s[size + LAST_POINT] = history[-1].point
+            if pie:
+                s[size + FIRST] = history[0].point
+        if len(history) >= 2:
+            s[size + PREV_KIND] = KIND_CODE[history[-2].kind]
+        s[size + PLIES] = len(history)
+        s[size + NKEYS] = len(keys)
+        s[size + KEYS: size + KEYS + len(keys)] = keys
+        return s
+
+    def sizes(self, game: Game[Any]) -> tuple[int, int, int]:
+        size = game.board_size ** 2
+        return 2 * size + 2, 2 * size + 2, 6 * size + 4
+
+    def meaning(self, game: Game[Any], state: np.ndarray[Any, Any]) -> list[int]:
+        size = game.board_size ** 2
+        return [int(x) for x in state[: size + KEYS + int(state[size + NKEYS])]]
+
+    def plies(self, game: Game[Any]) -> int:
+        return 4 * game.board_size ** 2
+
+    def move(self, game: Game[Any], code: int) -> FlickerMove:
+        size = game.board_size ** 2
+        if code < size:
+            return FlickerMove(PLACE, code)
+        if code < 2 * size:
+            return FlickerMove(REMOVE, code - size)
+        return FlickerMove(SWAP) if code == 2 * size else FlickerMove(PASS)
+
+    def code(self, game: Game[Any], move: FlickerMove) -> int:
+        size = game.board_size ** 2
+        if move.kind == PLACE:
+            return int(move.point)
+        if move.kind == REMOVE:
+            return size + int(move.point)
+        return 2 * size if move.kind == SWAP else 2 * size + 1
