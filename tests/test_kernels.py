@@ -9,7 +9,6 @@ fixtures); with a warm cache they load in a fraction of a second.
 
 from __future__ import annotations
 
-import importlib
 import random
 import subprocess
 import sys
@@ -114,34 +113,36 @@ def case_id(case: tuple[str, dict[str, Any]]) -> str:
     return name + "".join(f"-{k}={v}" for k, v in options.items())
 
 
-def kernel_module(name: str) -> Any:
-    from engine import kernels
+def probe(*args: Any) -> int:
+    """:func:`engine.kernels.mcts.probe`, imported late (it needs numba)."""
+    from engine.kernels.mcts import probe as compiled
 
-    kernels.load(name)
-    return importlib.import_module(f"engine.kernels.{name}")
+    result: int = compiled(*args)
+    return result
 
 
 @pytest.mark.parametrize("case", CASES, ids=case_id)
 def test_array_rules_follow_the_python_rules(case: tuple[str, dict[str, Any]]) -> None:
     name, options = case
-    module = kernel_module(name)
     codec = kernels_codec(name)
     rng = random.Random(case_id(case))
+    rng_array = np.ones(1, dtype=np.uint64)
     for _ in range(8):
         game = new_game(name, **options)
         tables = codec.tables(game)
         state = codec.state(game)
         work = np.zeros(codec.sizes(game)[2], dtype=np.int32)
         out = np.zeros(codec.sizes(game)[1], dtype=np.int32)
+        rec = np.zeros(2 * codec.plies(game) + 8, dtype=np.int32)
         while True:
-            k = module.legal(tables, state, out)
+            k = probe(tables, state, work, out, rng_array, rec, 0, 0, 0)
             moves = game.legal_moves()
             assert sorted(out[:k].tolist()) == sorted(codec.code(game, m) for m in moves)
             if game.is_over():
                 break
             move = rng.choice(moves)
             game.play(move)
-            module.play(tables, state, work, codec.code(game, move))
+            probe(tables, state, work, out, rng_array, rec, 1, codec.code(game, move), 0)
             assert codec.meaning(game, state) == codec.meaning(game, codec.state(game))
 
 
@@ -153,7 +154,6 @@ def test_playouts_replay_through_play_text(
     from engine.kernels.rt import new_rng
 
     name, options = case
-    module = kernel_module(name)
     codec = kernels_codec(name)
     rng = random.Random(case_id(case) + str(knowledge))
     generator = new_rng(knowledge)
@@ -163,15 +163,17 @@ def test_playouts_replay_through_play_text(
             start.play(rng.choice(start.legal_moves()))
         state = codec.state(start)
         work = np.zeros(codec.sizes(start)[2], dtype=np.int32)
-        rec = np.zeros(2 * codec.sizes(start)[0] + 8, dtype=np.int32)
-        result = module.playout(codec.tables(start), state, work, generator, rec, knowledge)
+        rec = np.zeros(2 * codec.plies(start) + 8, dtype=np.int32)
+        tables = codec.tables(start)
+        out = np.zeros(codec.sizes(start)[1], dtype=np.int32)
+        result = probe(tables, state, work, out, generator, rec, 2, 0, knowledge)
         replay = start.copy()
         for j in range(int(rec[0])):
             assert replay.outcome() is None
             assert int(rec[2 + 2 * j]) == replay.to_move
             replay.play_text(replay.format_move(codec.move(replay, int(rec[1 + 2 * j]))))
         outcome = replay.outcome()
-        if module.winner(codec.tables(replay), state) < 0:  # a playout stopped unfinished
+        if probe(tables, state, work, out, generator, rec, 3, 0, 0) < 0:  # stopped unfinished
             assert outcome is None and result == 2
             continue
         assert outcome is not None

@@ -287,10 +287,6 @@ register(
     to_move=_to_move,
     playout=_playout,
 )
-legal = jit(_legal)
-winner = jit(_winner)
-play = jit(_play)
-playout = jit(_playout)
 
 
 class BriqueCodec(Codec):

@@ -232,6 +232,23 @@ def playouts(t: Any, root: Any, scratch: Any, rng: Any, knowledge: int, n: int) 
     return wins
 
 
+@jit
+def probe(
+    t: Any, s: Any, w: Any, out: Any, rng: Any, rec: Any, op: int, move: int, knowledge: int
+) -> int:
+    """The rules one at a time, for tests and tools (one compilation per game): ``op`` 0
+    writes the legal moves to ``out`` and returns their number, 1 plays ``move``, 2 plays a
+    playout (returning its result), 3 returns the result so far."""
+    if op == 0:
+        return r_legal(t, s, out)
+    if op == 1:
+        r_play(t, s, w, move)
+        return 0
+    if op == 2:
+        return r_playout(t, s, w, rng, rec, knowledge)
+    return r_winner(t, s)
+
+
 @dataclasses.dataclass(frozen=True)
 class Settings:
     """Search parameters of the kernels (see the ``P_*`` slots)."""
