@@ -29,6 +29,7 @@ This is the baseline and fallback searcher of issue 8 (the compiled kernels of
 
 from __future__ import annotations
 
+import gc
 import math
 import random
 import time
@@ -54,16 +55,16 @@ PV_LENGTH = 10
 
 class Node:
     """A tree node: the position after ``move``. ``wins`` and ``proof`` are for the side that
-    played ``move`` (``mover``); ``side`` is the side to move here (-1 when terminal)."""
+    played ``move`` (``mover``); ``side`` is the side to move here (-1 when terminal). No
+    parent link: the search keeps its path, and the tree has no reference cycles."""
 
     __slots__ = (
-        "move", "parent", "mover", "side", "children", "untried", "by_move",
+        "move", "mover", "side", "children", "untried", "by_move",
         "visits", "wins", "proof", "terminal",
     )
 
-    def __init__(self, move: Any, parent: Node | None, mover: int, side: int) -> None:
+    def __init__(self, move: Any, mover: int, side: int) -> None:
         self.move = move
-        self.parent = parent
         self.mover = mover
         self.side = side
         self.children: list[Node] = []
@@ -125,11 +126,10 @@ class Mcts(Searcher):
                     if node is None:
                         break
                 if node is not None and not node.terminal:
-                    node.parent = None
                     self._root, self._root_key = node, (key, *history)
                     return node
         side = game.side_of(game.to_move)
-        root = Node(None, None, -1, side)
+        root = Node(None, -1, side)
         self._root, self._root_key = root, (key, *history)
         return root
 
@@ -143,9 +143,27 @@ class Mcts(Searcher):
         progress: Progress | None = None,
         interval: float = 0.5,
     ) -> SearchResult:
-        start = time.perf_counter()
         if game.is_over():
             raise ValueError("cannot search: the game is over")
+        # the tree holds no reference cycles (no parent links): reference counting frees
+        # it, and the cyclic collector, which would walk the whole tree, can pause
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self._search(game, limit, rng, progress, interval)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _search(
+        self,
+        game: Game[Any],
+        limit: Limit,
+        rng: random.Random,
+        progress: Progress | None,
+        interval: float,
+    ) -> SearchResult:
+        start = time.perf_counter()
         root_moves = game.legal_moves()
         widen = len(root_moves) > self.widen_threshold
         self._widen = widen
@@ -193,7 +211,7 @@ class Mcts(Searcher):
             work.undo()
             if outcome is not None and outcome.winner == side:
                 if all(c.move != move for c in root.children):
-                    child = Node(move, root, side, -1)
+                    child = Node(move, side, -1)
                     child.terminal, child.proof = True, 1.0
                     root.children.append(child)
                     if root.by_move is not None:
@@ -269,9 +287,9 @@ class Mcts(Searcher):
         game.play(move)
         outcome = game.outcome()
         if outcome is None:
-            child = Node(move, node, node.side, game.side_of(game.to_move))
+            child = Node(move, node.side, game.side_of(game.to_move))
         else:
-            child = Node(move, node, node.side, -1)
+            child = Node(move, node.side, -1)
             child.terminal = True
             if outcome.winner is None:
                 child.proof = 0.5
