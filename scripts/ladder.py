@@ -49,18 +49,28 @@ def make(spec: str, seed: int) -> Player:
     return MctsPlayer(rng, kernel=(name == "mcts"), **options)
 
 
-def play_game(game: Game[Any], players: list[Player], limit: Limit) -> tuple[int | None, float]:
-    """Play to the end: (winning player index of ``players`` or None, longest move s)."""
-    longest = 0.0
+#: A move counts as over time when it takes longer than the limit plus this (the clock's
+#: SAFETY margin in engine/clock.py).
+GRACE = 0.05
+
+
+def play_game(
+    game: Game[Any], players: list[Player], limit: Limit
+) -> tuple[int | None, list[float]]:
+    """Play to the end: (winning player index of ``players`` or None, seconds per move of
+    the search players)."""
+    times = []
     while (outcome := game.outcome()) is None:
+        player = players[game.to_move]
         start = time.perf_counter()
-        move = players[game.to_move].choose_move(game.copy(), limit)
-        longest = max(longest, time.perf_counter() - start)
+        move = player.choose_move(game.copy(), limit)
+        if not isinstance(player, RandomPlayer):
+            times.append(time.perf_counter() - start)
         game.play(move)
     if outcome.winner is None:
-        return None, longest
+        return None, times
     seats = [p for p in range(game.num_players) if game.side_of(p) == outcome.winner]
-    return seats[0], longest
+    return seats[0], times
 
 
 def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -75,7 +85,7 @@ def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
 def match(name: str, first: str, second: str, games: int, limit: Limit, seed: int) -> str:
     score = 0.0
     wins = draws = 0
-    longest = 0.0
+    times: list[float] = []
     start = time.perf_counter()
     for i in range(games):
         game = new_game(name)
@@ -83,8 +93,8 @@ def match(name: str, first: str, second: str, games: int, limit: Limit, seed: in
         a_seat = i % 2  # alternate colours
         players = [b, b]
         players[a_seat] = a
-        winner, slowest = play_game(game, players, limit)
-        longest = max(longest, slowest)
+        winner, spent = play_game(game, players, limit)
+        times += spent
         if winner is None:
             draws += 1
             score += 0.5
@@ -92,10 +102,14 @@ def match(name: str, first: str, second: str, games: int, limit: Limit, seed: in
             wins += 1
             score += 1.0
     low, high = wilson(score, games)
+    over = "" if limit.time is None else (
+        f" over {limit.time + GRACE:.2f}s: {sum(t > limit.time + GRACE for t in times)}"
+        f"/{len(times)}"
+    )
     return (
         f"{name:8} {first:>16} vs {second:<16} {wins:3d}W {draws:3d}D "
         f"{games - wins - draws:3d}L  score {score / games:6.1%} "
-        f"[{low:6.1%}, {high:6.1%}]  longest move {longest:.2f}s  "
+        f"[{low:6.1%}, {high:6.1%}]  longest move {max(times, default=0):.2f}s{over}  "
         f"({time.perf_counter() - start:.0f}s)"
     )
 
