@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import time
 from typing import Any, Literal
 
 from engine.core import Game
@@ -37,18 +38,25 @@ def reserve(seconds: float) -> float:
     return SAFETY + min(0.05 * seconds, 1.0)
 
 
-def moves_left(game: Game[Any], samples: int = SAMPLE_GAMES) -> int:
+def moves_left(game: Game[Any], samples: int = SAMPLE_GAMES, max_seconds: float = 0.02) -> int:
     """The number of moves the player to move is expected still to make: the mean length of
     ``samples`` random games from here (seeded by the move number: deterministic), divided
-    by the number of players, times :data:`LENGTH_FACTOR`; at least :data:`MIN_MOVES_LEFT`."""
+    by the number of players, times :data:`LENGTH_FACTOR`; at least :data:`MIN_MOVES_LEFT`.
+
+    The estimate takes at most about ``max_seconds``: a sample game still running then counts
+    as :data:`SAMPLE_PLIES` long (many moves left: the safe side, a smaller share)."""
     if game.is_over():
         return MIN_MOVES_LEFT
+    deadline = time.perf_counter() + max_seconds
     rng = random.Random(len(game.history))
     total = 0
     for _ in range(samples):
         work = game.copy()
         plies = 0
-        while plies < SAMPLE_PLIES and work.outcome() is None:
+        while work.outcome() is None:
+            if plies >= SAMPLE_PLIES or time.perf_counter() > deadline:
+                plies = SAMPLE_PLIES
+                break
             work.play(work.random_move(rng))
             plies += 1
         total += plies
