@@ -37,6 +37,17 @@ def available_games() -> list[str]:
     return names
 
 
+def game_summaries() -> list[tuple[str, str, str]]:
+    """``(name, title, options)`` for every available game, options described as
+    ``size=11 (int 3..25) pie=on (on|off)`` (``(no options)`` if none)."""
+    rows = []
+    for name in available_games():
+        cls = game_class(name)
+        options = " ".join(spec.describe() for spec in cls.OPTIONS) or "(no options)"
+        rows.append((name, cls.title, options))
+    return rows
+
+
 def game_class(name: str) -> type[Game[Any]]:
     """The class registered as ``name`` (case-insensitive)."""
     target = GAMES.get(name.lower())

@@ -138,15 +138,10 @@ def ugi(
 @app.command()
 def games() -> None:
     """List the games with their options and defaults."""
-    from engine.registry import GAMES, UnknownGameError, game_class
+    from engine.registry import game_summaries
 
-    for name in GAMES:
-        try:
-            cls = game_class(name)
-        except UnknownGameError:
-            continue
-        options = " ".join(spec.describe() for spec in cls.OPTIONS) or "(no options)"
-        typer.echo(f"{name:8} {cls.title:8} {options}")
+    for name, title, options in game_summaries():
+        typer.echo(f"{name:8} {title:8} {options}")
 
 
 @app.command()

@@ -17,7 +17,7 @@ from engine.clock import PlayerClock, TimeControl, moves_left
 from engine.core import Game, GameError, Outcome
 from engine.notation import Notation, check_notation
 from engine.players import Limit, Player
-from engine.registry import GAMES, UnknownGameError, game_class, new_game
+from engine.registry import UnknownGameError, game_summaries, new_game
 from protocol import args as arg
 from protocol.engine import Handler
 from protocol.gtp import GtpError
@@ -296,15 +296,7 @@ class GameSession:
 
     def list_games(self, args: tuple[str, ...]) -> str:
         arg.count(args, 0)
-        lines = []
-        for name in GAMES:
-            try:
-                cls = game_class(name)
-            except UnknownGameError:
-                continue
-            options = " ".join(spec.describe() for spec in cls.OPTIONS) or "(no options)"
-            lines.append(f"{name} {options}")
-        return "\n".join(lines)
+        return "\n".join(f"{name} {options}" for name, _, options in game_summaries())
 
     def set_option(self, args: tuple[str, ...]) -> str:
         arg.count(args, 2, usage="gtpgames-option KEY VALUE")
