@@ -115,7 +115,7 @@ FEATURES: dict[str, tuple[dict[str, float], dict[str, float]]] = {
     "rave": ({}, {"rave": 0.0}),
     "knowledge": ({}, {"knowledge": 0}),
     "solver": ({}, {"solver": False}),
-    "reuse": ({}, {"reuse": False}),
+    "reuse": ({"reuse": True}, {}),
 }
 
 

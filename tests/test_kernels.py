@@ -332,7 +332,7 @@ def test_solver_proves_a_flicker_win_in_three() -> None:
 def test_the_tree_is_reused_for_the_next_position(brique_kernel: Any) -> None:
     from engine.kernels.mcts import KernelSearcher, Settings
 
-    searcher = KernelSearcher(brique_kernel.codec, Settings(max_nodes=100_000))
+    searcher = KernelSearcher(brique_kernel.codec, Settings(reuse=True, max_nodes=100_000))
     game = Brique(size=6)
     first = searcher.search(game, Limit(playouts=2000), random.Random(1))
     game.play(first.best)

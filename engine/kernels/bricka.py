@@ -21,7 +21,7 @@ import numpy as np
 from engine.bricka import PASS, Bricka
 from engine.core import Game
 from engine.kernels.mcts import Codec
-from engine.kernels.rt import jit, r_play, rand_below, register
+from engine.kernels.rt import inline, r_play, rand_below, register
 
 I32 = np.int32
 N = 69
@@ -96,7 +96,7 @@ def _to_move(t: Any, s: Any) -> int:
     return int(s[S_TO_MOVE])
 
 
-@jit
+@inline
 def _count(s: Any) -> int:
     """K10: the result by count on the board."""
     black = 0
@@ -113,7 +113,7 @@ def _count(s: Any) -> int:
     return 2
 
 
-@jit
+@inline
 def _joined(t: Any, s: Any, w: Any, start: int, player: int) -> bool:
     """Whether ``player``'s own-or-neutral chain through ``start`` joins a pair of opposite
     sides (``w``: visit stamps, stack, stamp counter)."""

@@ -23,7 +23,7 @@ from engine.brique import SWAP, Brique, BriqueMove
 from engine.core import Game
 from engine.grid import coords, index, swap_mirror
 from engine.kernels.mcts import Codec
-from engine.kernels.rt import jit, r_play, rand_below, register
+from engine.kernels.rt import inline, r_play, rand_below, register
 
 I32 = np.int32
 
@@ -148,7 +148,7 @@ def _play(t: Any, s: Any, w: Any, move: int) -> None:
     s[size] = 1 - p
 
 
-@jit
+@inline
 def _find(parent: Any, x: int) -> int:
     while parent[x] != x:
         parent[x] = parent[parent[x]]
@@ -156,7 +156,7 @@ def _find(parent: Any, x: int) -> int:
     return x
 
 
-@jit
+@inline
 def _join(t: Any, s: Any, parent: Any, bits: Any, player: int, cell: int) -> int:
     size = t.n * t.n
     base = player * size

@@ -11,8 +11,8 @@ positions exactly; the arrays use 64-bit Zobrist keys (a false repetition needs 
 game's positions to collide, odds about 2^-64 per pair).
 
 Move codes: a placement i, a removal size + i, the swap 2 size, the pass 2 size + 1. The playout
-plays uniformly random legal moves; one longer than four moves per point stops unfinished
-(scored as a draw; its state keeps no result).
+plays uniformly random legal moves (drawn by rejection); one longer than four moves per point
+stops unfinished (scored as a draw; its state keeps no result).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from engine.core import Game
 from engine.flicker import PASS, PLACE, REMOVE, SWAP, Flicker, FlickerMove
 from engine.grid import swap_mirror
 from engine.kernels.mcts import Codec
-from engine.kernels.rt import jit, r_legal, r_play, rand_below, register
+from engine.kernels.rt import inline, r_legal, r_play, rand_below, register
 
 I64 = np.int64
 K_NONE, K_PLACE, K_REMOVE, K_PASS, K_SWAP = 0, 1, 2, 3, 4
@@ -92,7 +92,7 @@ def tables_for(n: int) -> FlickerTables:
     return _TABLES[key]
 
 
-@jit
+@inline
 def _weak(t: Any, s: Any, i: int) -> bool:
     """Whether the stone on ``i`` belongs to a weak pair of its colour (F2)."""
     colour = s[i]
@@ -135,7 +135,7 @@ def _legal(t: Any, s: Any, out: Any) -> int:
     return k
 
 
-@jit
+@inline
 def _pie(t: Any, s: Any) -> bool:
     # The pie option is folded into the state's FIRST slot: -2 means "no pie".
     return bool(s[t.n * t.n + FIRST] != -2)
@@ -149,7 +149,7 @@ def _to_move(t: Any, s: Any) -> int:
     return int(s[t.n * t.n + TO_MOVE])
 
 
-@jit
+@inline
 def _connects(t: Any, s: Any, w: Any, start: int, player: int) -> bool:
     size = t.n * t.n
     colour = player + 1
@@ -223,14 +223,41 @@ def _play(t: Any, s: Any, w: Any, move: int) -> None:
         s[size + RESULT] = 2  # out of key room: never reached within the playout bound
 
 
+@inline
+def _allowed(t: Any, s: Any, code: int) -> bool:
+    """Whether a placement or removal code is legal (the swap and the pass excepted)."""
+    size = t.n * t.n
+    last_kind = s[size + LAST_KIND]
+    last_point = s[size + LAST_POINT]
+    if code < size:
+        return s[code] == 0 and not (last_kind == K_REMOVE and code == last_point)
+    i = code - size
+    if last_kind == K_REMOVE or s[size + PREV_KIND] == K_REMOVE:
+        return False
+    if s[i] != 2 - s[size + TO_MOVE] or (last_kind == K_PLACE and i == last_point):
+        return False
+    return _weak(t, s, i)
+
+
 def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
+    """Uniformly random legal moves: a random placement or removal code is drawn until one
+    is legal (rejection sampling, so still uniform); after 32 misses, or on White's first
+    turn (the swap), the legal moves are listed."""
     size = t.n * t.n
     out = w[3 * size: 6 * size]
     most = 4 * size
     count = 0
     while s[size + RESULT] < 0 and count < most:
-        k = r_legal(t, s, out)
-        move = out[rand_below(rng, k)]
+        move = -1
+        if s[size + PLIES] != 1:
+            for _ in range(32):
+                code = rand_below(rng, 2 * size)
+                if _allowed(t, s, code):
+                    move = code
+                    break
+        if move < 0:
+            k = r_legal(t, s, out)
+            move = out[rand_below(rng, k)]
         rec[1 + 2 * count] = move
         rec[2 + 2 * count] = s[size + TO_MOVE]
         count += 1

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from engine.core import Game
-from engine.kernels.rt import jit, new_rng, r_legal, r_play, r_playout, r_to_move, r_winner
+from engine.kernels.rt import inline, jit, new_rng, r_legal, r_play, r_playout, r_to_move, r_winner
 from engine.players import Limit
 from engine.search import MoveStat, Progress, Proof, SearchResult
 
@@ -46,7 +46,7 @@ M_ROOT = 2  # the root node (0: a reused subtree is copied into a tree of its ow
 N_META = 3
 
 
-@jit
+@inline
 def _select(
     node: int, tree: Any, rng: Any, c_uct: float, rave: float
 ) -> int:
@@ -88,7 +88,7 @@ def _select(
     return best
 
 
-@jit
+@inline
 def _prove_up(tree: Any, path: Any, depth: int) -> None:
     """Propagate a new proof at ``path[depth]`` towards the root."""
     proof = tree[7]
@@ -259,7 +259,7 @@ class Settings:
     knowledge: int = 1
     solver: bool = True
     #: Keep the tree for the next search when its position follows from this one.
-    reuse: bool = True
+    reuse: bool = False
     #: Tree capacity in nodes (memory: about 41 bytes a node).
     max_nodes: int = 2_000_000
 
