@@ -113,7 +113,7 @@ def play_match(
 
 FEATURES: dict[str, tuple[dict[str, float], dict[str, float]]] = {
     "rave": ({}, {"rave": 0.0}),
-    "knowledge": ({}, {"knowledge": 0}),
+    "knowledge": ({"knowledge": 1}, {}),
     "solver": ({}, {"solver": False}),
     "reuse": ({"reuse": True}, {}),
 }

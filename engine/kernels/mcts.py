@@ -256,7 +256,7 @@ class Settings:
     uct: float = 0.35
     rave: float = 0.001
     expand_visits: int = 1
-    knowledge: int = 1
+    knowledge: int = 0
     solver: bool = True
     #: Keep the tree for the next search when its position follows from this one.
     reuse: bool = False
