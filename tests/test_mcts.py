@@ -213,3 +213,16 @@ def test_mcts_genmove_plays_legal_moves(name: str) -> None:
                 session.game.history[-1], session.notation
             ) or token in ("pass", "swap")
     assert len(session.game.history) >= 4
+
+
+def test_cli_rejects_a_bad_level() -> None:
+    import subprocess
+
+    from tests.test_e2e import COMMAND
+
+    done = subprocess.run([*COMMAND, "gtp", "brique", "--level", "9"], input=b"",
+                          capture_output=True, timeout=30)
+    assert done.returncode == 2 and b"level 9" in done.stderr
+    done = subprocess.run([*COMMAND, "gtp", "brique", "--player", "random", "--level", "2"],
+                          input=b"", capture_output=True, timeout=30)
+    assert done.returncode == 2 and b"mcts" in done.stderr
