@@ -452,6 +452,8 @@ class KernelSearcher:
 
     #: Seconds one slice should take: the clock and ``limit.stop()`` are checked between.
     slice_seconds = 0.02
+    #: How many root moves get a full principal variation in a result.
+    lines = 16
 
     def __init__(self, codec: Codec, settings: Settings | None = None) -> None:
         self.codec = codec
@@ -484,7 +486,10 @@ class KernelSearcher:
         if budget is not None:  # expand later if the budget would fill the tree
             tree.params[P_EXPAND] = max(base, math.ceil(budget * tree.most / max(tree.room, 1)))
         done = tree.iterations
-        deadline = None if limit.time is None else start + limit.time
+        # Stop a little early: the result (statistics and lines) takes a few milliseconds.
+        deadline = None if limit.time is None else start + limit.time - min(
+            0.01, 0.05 * limit.time
+        )
         if budget is None and deadline is None:
             budget = 1000
         size = 64
@@ -532,11 +537,15 @@ class KernelSearcher:
 
         children.sort(key=rank, reverse=True)
         stats = []
-        for c in children:
+        for rank_of, c in enumerate(children):
             v = int(visits[c])
             p = int(proof[c])
             winrate = 1.0 if p == 1 else 0.0 if p == -1 else (float(wins[c]) / v if v else 0.5)
-            pv = self._pv(game, tree, c)
+            # Full lines for the best moves; the others start the line only (it is costly).
+            if rank_of < self.lines:
+                pv = self._pv(game, tree, c)
+            else:
+                pv = (self.codec.move(game, int(mv[c])),)
             stats.append(MoveStat(pv[0], v, winrate, _PROOF_OF_CHILD.get(p), pv))
         root = _PROOF_OF_ROOT.get(tree.root_proof)
         return SearchResult(stats[0].move, tuple(stats), iterations, seconds, root)
