@@ -133,8 +133,23 @@ def main() -> None:
     parser.add_argument("--playouts", type=int, default=3000, help="iterations a move")
     parser.add_argument("--movetime", type=float, default=None, help="seconds a move instead")
     parser.add_argument("--only", action="append", default=None, help="features to match")
+    parser.add_argument(
+        "--match", nargs=2, metavar=("A", "B"), default=None,
+        help="with --features GAMES: settings A against B instead (KEY=VALUE,KEY=VALUE)",
+    )
     args = parser.parse_args()
     options = dict(item.split("=", 1) for item in args.option)
+    if args.features and args.match:
+        first, second = ({
+            key: float(value) for key, _, value in (item.partition("=") for item in side.split(","))
+        } for side in args.match)
+        for name in args.games or list(KERNELS):
+            mean, half = play_match(
+                name, options, first, second, args.features, args.playouts, args.movetime
+            )
+            print(f"{name:8} {args.match[0]} vs {args.match[1]}: {mean:.3f} +- {half:.3f} "
+                  f"({args.features} games, {options or 'default options'})", flush=True)
+        return
     if args.features:
         for name in args.games or list(KERNELS):
             for feature, (on, off) in FEATURES.items():
