@@ -90,6 +90,18 @@ def test_searcher_for_returns_the_loaded_kernel(brique_kernel: Any) -> None:
         kernels.warmup(["nosuchgame"])
 
 
+def test_warmup_command(brique_kernel: Any) -> None:
+    from typer.testing import CliRunner
+
+    from gtpgames.cli import app
+
+    runner = CliRunner()
+    done = runner.invoke(app, ["warmup", "brique"])
+    assert done.exit_code == 0 and done.output.startswith("brique: ready in ")
+    refused = runner.invoke(app, ["warmup", "trisq"])
+    assert refused.exit_code == 2 and "no compiled kernel for 'trisq'" in refused.output
+
+
 # ------------------------------------------------------------------------ one truth
 
 
