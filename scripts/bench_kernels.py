@@ -116,6 +116,7 @@ FEATURES: dict[str, tuple[dict[str, float], dict[str, float]]] = {
     "knowledge": ({"knowledge": 1}, {}),
     "solver": ({}, {"solver": False}),
     "reuse": ({"reuse": True}, {}),
+    "decisive": ({"decisive": True}, {}),
 }
 
 

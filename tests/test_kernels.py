@@ -247,7 +247,10 @@ def test_search_stops_when_asked(brique_kernel: Any) -> None:
 # --------------------------------------------------------------------------- solver
 
 
-def test_solver_proves_a_composed_forced_win(brique_kernel: Any) -> None:
+@pytest.mark.parametrize("decisive", [False, True])
+def test_solver_proves_a_composed_forced_win(brique_kernel: Any, decisive: bool) -> None:
+    from engine.kernels.mcts import KernelSearcher, Settings
+
     #    a b c d e
     #  5 X : . O O  5
     #  4 O . X X X  4
@@ -262,7 +265,8 @@ def test_solver_proves_a_composed_forced_win(brique_kernel: Any) -> None:
         game.play(move)
         assert not game.is_over()
         game.undo()
-    result = brique_kernel.search(game, Limit(playouts=200_000), random.Random(1))
+    searcher = KernelSearcher(brique_kernel.codec, Settings(decisive=decisive))
+    result = searcher.search(game, Limit(playouts=200_000), random.Random(1))
     assert result.proven == "win"
     assert result.iterations < 200_000
     game.play(result.best)

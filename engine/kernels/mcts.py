@@ -37,7 +37,8 @@ P_RAVE = 1  # RAVE bias b (0: RAVE off); beta = n_amaf / (n_amaf + n + b * n_ama
 P_EXPAND = 2  # visits a leaf needs before it is expanded
 P_KNOWLEDGE = 3  # playout knowledge level passed to the game's playout (0: uniform)
 P_SOLVER = 4  # 1: propagate proofs; 0: plain MCTS (terminal results only)
-N_PARAMS = 5
+P_DECISIVE = 5  # 1: at expansion, mark the children that win at once as proven
+N_PARAMS = 6
 
 # Meta slots (an int64 array).
 M_NODES = 0  # nodes used
@@ -119,7 +120,8 @@ def _prove_up(tree: Any, path: Any, depth: int) -> None:
 def run(t: Any, root: Any, tree: Any, scratch: Any, rng: Any, params: Any, iters: int) -> int:
     """Run ``iters`` iterations (fewer if the root gets proven); return how many ran."""
     visits, wins, amv, amw, mv, first, count, proof, meta = tree
-    s, w, buf, rec, path, pl, stamp, who = scratch
+    s, w, buf, rec, path, pl, stamp, who, s2 = scratch
+    decisive = params[P_DECISIVE] > 0.0
     c_uct = params[P_UCT]
     rave = params[P_RAVE]
     expand_at = params[P_EXPAND]
@@ -173,6 +175,14 @@ def run(t: Any, root: Any, tree: Any, scratch: Any, rng: Any, params: Any, iters
                 proof[c] = 0
             first[node] = f
             count[node] = k
+            if decisive and solver:
+                mover = r_to_move(t, s)
+                for j in range(k):
+                    s2[:] = s
+                    r_play(t, s2, w, buf[j])
+                    if r_winner(t, s2) == mover:
+                        proof[f + j] = 1
+                        break
             child = _select(node, tree, rng, c_uct, rave)
             p = r_to_move(t, s)
             r_play(t, s, w, mv[child])
@@ -258,6 +268,8 @@ class Settings:
     expand_visits: int = 1
     knowledge: int = 0
     solver: bool = True
+    #: Try every child at expansion for an immediate win (the solver then proves it).
+    decisive: bool = False
     #: Keep the tree for the next search when its position follows from this one.
     reuse: bool = False
     #: Tree capacity in nodes (memory: about 41 bytes a node).
@@ -270,6 +282,7 @@ class Settings:
         values[P_EXPAND] = float(self.expand_visits)
         values[P_KNOWLEDGE] = float(self.knowledge)
         values[P_SOLVER] = 1.0 if self.solver else 0.0
+        values[P_DECISIVE] = 1.0 if self.decisive else 0.0
         return np.array(values, dtype=np.float64)
 
 
@@ -354,6 +367,7 @@ class Tree:
             np.zeros(depth, dtype=np.int32),
             np.zeros(codes, dtype=np.int64),
             np.zeros(codes, dtype=np.int32),
+            self.root.copy(),
         )
         self.rng = new_rng(seed)
         self.params = settings.array()
