@@ -42,6 +42,7 @@ from adapters.gogui_games import (
 )
 from engine.core import Game, GameError
 from engine.notation import check_notation
+from engine.search import SearchResult
 from protocol import args as arg
 from protocol.engine import GtpEngine, Handler
 from protocol.gtp import GtpError
@@ -235,7 +236,7 @@ class GoGuiCommands:
         assert self._map is not None
         done = tuple(self.pending)
         if not done:
-            token = self.session.choose(player)
+            token = self.choose_with_gfx(player)
             if token is not None:
                 try:
                     move = self.game.parse_move(token, self.session.notation)
@@ -257,6 +258,30 @@ class GoGuiCommands:
             if options[click] is not None:
                 return clicks
             path.append(click)
+
+    def choose_with_gfx(self, player: int) -> str | None:
+        """The session's choice, with the search shown live in GoGui while it runs: a
+        ``gogui-gfx:`` block on stderr every half second and once at the end (GoGui's live
+        graphics, analyze.xml), when the player is a search that reports progress."""
+        searcher = self.session.player
+        if not hasattr(searcher, "progress"):
+            return self.session.choose(player)
+        before = searcher.progress
+        searcher.progress = self.live_gfx
+        try:
+            token = self.session.choose(player)
+        finally:
+            searcher.progress = before
+        last = getattr(searcher, "last", None)
+        if isinstance(last, SearchResult):
+            self.live_gfx(last)
+        return token
+
+    def live_gfx(self, result: SearchResult) -> None:
+        text = search_gfx(self.game, self.click_map(), result)
+        if text:
+            self.engine.log.write(f"gogui-gfx:\n{text}\n\n")
+            self.engine.log.flush()
 
     def undo(self, args: tuple[str, ...]) -> str:
         arg.count(args, 0)
@@ -433,6 +458,53 @@ class GoGuiCommands:
         except OSError:
             return f"{self.game.title}: see shared/rules/{name}.md"
         return text.strip()
+
+
+def search_gfx(game: Game[Any], clicks: ClickMap, result: SearchResult) -> str:
+    """GoGui gfx commands for a search in progress: the principal variation (VAR), the
+    visits of the root moves (LABEL), their win rates for the player to move as INFLUENCE
+    (-1 lost .. 1 won), and a TEXT status line. A move is shown on its first click (Trisq
+    and Brax moves take several clicks)."""
+    if not result.stats:
+        return ""
+    colours = ("b", "w")
+
+    def first_click(move: Any) -> str | None:
+        seq = clicks.clicks(move)
+        return format_click(seq[0]) if seq else None
+
+    labels, influence = [], []
+    for stat in result.stats[:40]:
+        point = first_click(stat.move)
+        if point is None or point == "PASS":
+            continue
+        labels.append(f"{point} {stat.visits}")
+        influence.append(f"{point} {stat.winrate * 2 - 1:.2f}")
+    best = result.stats[0]
+    var = []
+    replay = game.copy()
+    mover = game.to_move
+    for move in best.pv or (best.move,):
+        if replay.is_over():
+            break
+        seq = click_map(replay).clicks(move)
+        point = format_click(seq[0]) if seq else None
+        if point is None or point == "PASS":
+            break
+        var.append(f"{colours[replay.side_of(replay.to_move) % 2]} {point}")
+        replay.play(move)
+    proof = f" proven {best.proven}" if best.proven else ""
+    lines = []
+    if var:
+        lines.append("VAR " + " ".join(var))
+    if labels:
+        lines.append("LABEL " + " ".join(labels))
+        lines.append("INFLUENCE " + " ".join(influence))
+    lines.append(
+        f"TEXT {game.color_name(mover)}: {best.winrate:.3f}{proof} after "
+        f"{result.iterations} playouts in {result.seconds:.1f} s"
+    )
+    return "\n".join(lines)
 
 
 def gogui_handlers(

@@ -38,7 +38,7 @@ def gtp(
     ] = None,
     threads: Annotated[
         int,
-        typer.Option(help="Search threads (compiled kernels only; the Python search uses 1)."),
+        typer.Option(help="Search threads: accepted; every search runs on one thread for now."),
     ] = 1,
     seed: Annotated[int | None, typer.Option(help="Seed of the player's RNG.")] = None,
     notation: Annotated[

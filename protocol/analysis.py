@@ -105,7 +105,7 @@ class Analysis:
         if game.is_over():
             raise GtpError("cannot analyze: the game is over")
         notation = self.session.notation
-        stop = self.session.should_stop
+        stop = self.engine.input_waiting
         player = self.searcher()
 
         def report(result: SearchResult) -> None:

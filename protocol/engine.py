@@ -30,9 +30,14 @@ class GtpEngine:
         self.version = version
         self.log = log if log is not None else sys.stderr
         self.quit_requested = False
-        #: Set when an ``# interrupt`` line arrives (GoGui's interrupt) or when any other
-        #: command line arrives while one is running; long commands poll :meth:`should_stop`.
+        #: Set when an ``# interrupt`` line arrives (GoGui's interrupt) while a command runs;
+        #: cleared when the command has answered.
         self.interrupt = threading.Event()
+        #: Command lines read but not started yet, and whether the input has ended: what
+        #: "until the next command arrives" (analysis) watches.
+        self._waiting = 0
+        self._ended = False
+        self._count_lock = threading.Lock()
         self._lines: queue.Queue[bytes | None] = queue.Queue()
         #: Streaming (see :meth:`stream`): where parts go while serving, the running
         #: command's response head, whether it was written, and the parts kept in-process.
@@ -116,19 +121,25 @@ class GtpEngine:
             self._streamed.append(chunk)
 
     def should_stop(self) -> bool:
-        """Whether a running command (search, analysis) should stop now: GoGui sent
-        ``# interrupt``, or the next command is waiting."""
+        """Whether a running search should stop now: GoGui sent ``# interrupt``. Commands
+        already waiting do not stop it (a controller may pipeline its commands)."""
         return self.interrupt.is_set()
+
+    def input_waiting(self) -> bool:
+        """Whether the next command has arrived (or the input has ended, or GoGui
+        interrupted): what a command that runs "until the next command" watches."""
+        return self._waiting > 0 or self._ended or self.interrupt.is_set()
 
     def _read(self, stdin: IO[bytes]) -> None:
         for raw in input_lines(stdin):
             if raw.strip() == b"# interrupt":
                 self.interrupt.set()
                 continue
+            is_command = preprocess(raw.decode("utf-8", errors="replace")) is not None
+            with self._count_lock:
+                self._waiting += is_command
             self._lines.put(raw)
-            # after the put: serve() clears the flag only when it finds the queue empty
-            if preprocess(raw.decode("utf-8", errors="replace")) is not None:
-                self.interrupt.set()
+        self._ended = True
         self._lines.put(None)
 
     def serve(self, stdin: IO[bytes], stdout: IO[bytes]) -> None:
@@ -136,7 +147,8 @@ class GtpEngine:
         ``stdout`` and flushing after each one.
 
         A reader thread takes the lines off ``stdin`` as they arrive, so that a running
-        command can see that it is interrupted (:meth:`should_stop`)."""
+        command can see that it is interrupted (:meth:`should_stop`) or that the next
+        command is waiting (:meth:`input_waiting`)."""
         reader = threading.Thread(target=self._read, args=(stdin,), daemon=True)
         reader.start()
 
@@ -146,17 +158,18 @@ class GtpEngine:
 
         self._sink = sink
         while (raw := self._lines.get()) is not None:
-            if self._lines.empty():
-                self.interrupt.clear()
             line = raw.decode("utf-8", errors="replace").rstrip("\n")
+            if preprocess(line) is not None:
+                with self._count_lock:
+                    self._waiting -= 1
             response = self.handle_line(line)
+            self.interrupt.clear()
             if response is None:
                 continue
             stdout.write(response.encode("utf-8", errors="replace"))
             stdout.flush()
             if self.quit_requested:
                 break
-
 
 def input_lines(stdin: IO[bytes]) -> Iterator[bytes]:
     """The lines of ``stdin`` as they arrive. A real file descriptor is read with

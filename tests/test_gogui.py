@@ -19,6 +19,7 @@ What GoGui sends, from its source (Remi-Coulom/gogui, src/net/sf/gogui):
 from __future__ import annotations
 
 import io
+import os
 import random
 import threading
 from typing import Any
@@ -31,6 +32,7 @@ from engine.brax import Brax
 from engine.bricka import Bricka
 from engine.bricka_board import POINTS
 from engine.core import Game
+from engine.mcts import MctsPlayer
 from engine.players import Limit, Player
 from engine.registry import new_game
 from protocol.engine import GtpEngine
@@ -386,8 +388,10 @@ class WaitsForStop(Player):
     the test instead of hanging it)."""
 
     stopped = False
+    thinking = threading.Event()
 
     def choose_move(self, game: Game[Any], limit: Limit) -> Any:
+        WaitsForStop.thinking.set()
         for _ in range(20000):
             if limit.stop():
                 WaitsForStop.stopped = True
@@ -400,9 +404,16 @@ def test_interrupt_line_stops_genmove_which_answers_a_click() -> None:
     engine, session = build_engine(new_game("brax"), WaitsForStop(), None, Limit())
     engine.add_commands(gogui_handlers(engine, session))
     assert ok(engine, "known_command gogui-interrupt") == "true"
-    data = b"gogui-rules_game_id\ngenmove b\n# interrupt\nquit\n"
+    read_end, write_end = os.pipe()
     out = io.BytesIO()
-    engine.serve(io.BytesIO(data), out)
+    with open(read_end, "rb", buffering=0) as stdin, open(write_end, "wb", buffering=0) as feed:
+        feed.write(b"gogui-rules_game_id\ngenmove b\n")
+        server = threading.Thread(target=engine.serve, args=(stdin, out))
+        server.start()
+        # GoGui sends the interrupt while genmove runs
+        assert WaitsForStop.thinking.wait(20)
+        feed.write(b"# interrupt\nquit\n")
+        server.join(20)
     responses = out.getvalue().decode().split("\n\n")
     assert responses[0] == "= Brax"
     assert responses[1] == "= B1"  # the first click of b1-b2, the first legal move
@@ -428,3 +439,39 @@ def test_team_brax_plays_tokens_but_refuses_gogui() -> None:
     ok(player, "undo")
     assert "two-player Brax only" in fail(player, "gogui-rules_game_id")
     assert len(session.game.history) == 0
+
+
+@pytest.mark.parametrize("name", ["brique", "trisq", "brax", "bricka"])
+def test_genmove_shows_the_search_as_live_gfx_on_stderr(name: str) -> None:
+    """In GoGui mode a searching genmove writes gogui-gfx blocks on stderr (GoGui's live
+    graphics); every point in them is a GoGui point of the board, and stdout framing is
+    untouched."""
+    log = io.StringIO()
+    options = {"size": 4} if name == "trisq" else {}
+    engine, session = build_engine(new_game(name, **options), MctsPlayer(random.Random(3)),
+                                   None, Limit(playouts=200))
+    engine.log = log
+    engine.add_commands(gogui_handlers(engine, session))
+    start_player(engine)
+    legal = set(ok(engine, "gogui-rules_legal_moves").split())
+    color = ok(engine, "gogui-rules_side_to_move")[0]
+    click = ok(engine, f"genmove {color}")
+    assert click in legal
+    blocks = log.getvalue().split("gogui-gfx:\n")[1:]
+    assert blocks, log.getvalue()
+    final = blocks[-1]
+    assert final.endswith("\n\n")
+    lines = final.strip("\n").split("\n")
+    kinds = [line.split()[0] for line in lines]
+    assert kinds[-1] == "TEXT" and "LABEL" in kinds and "INFLUENCE" in kinds
+    label = next(line for line in lines if line.startswith("LABEL")).split()[1:]
+    points = label[0::2]
+    assert all(int(v) >= 0 for v in label[1::2])
+    assert set(points) <= legal, (points, legal)
+    influence = next(line for line in lines if line.startswith("INFLUENCE")).split()[1:]
+    assert all(-1 <= float(v) <= 1 for v in influence[1::2])
+    var = next((line for line in lines if line.startswith("VAR")), None)
+    if var is not None:
+        words = var.split()[1:]
+        assert words[0] == color.lower()
+        assert words[1] in legal

@@ -4,6 +4,7 @@ and the required commands of section 6 that do not depend on a game)."""
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 
 import pytest
 
@@ -136,20 +137,24 @@ def test_serve_survives_binary_junk() -> None:
 
 
 def spinning_engine() -> GtpEngine:
-    """An engine whose ``spin`` command runs until it is interrupted (at most 10 s)."""
+    """An engine whose ``spin`` command runs until GoGui interrupts it and whose ``wait``
+    command runs until the next command arrives (at most 2 s each)."""
     import time
 
     gtp = engine()
 
-    def spin(args: tuple[str, ...]) -> str:
-        deadline = time.monotonic() + 10
-        while not gtp.should_stop():
+    def until(check: Callable[[], bool]) -> str:
+        deadline = time.monotonic() + 2
+        while not check():
             if time.monotonic() > deadline:
                 return "not interrupted"
             time.sleep(0.001)
         return "interrupted"
 
-    gtp.add_commands({"spin": spin})
+    gtp.add_commands({
+        "spin": lambda args: until(gtp.should_stop),
+        "wait": lambda args: until(gtp.input_waiting),
+    })
     return gtp
 
 
@@ -159,8 +164,14 @@ def spinning_engine() -> GtpEngine:
         # GoGui's interrupt: a "# interrupt" line stops the running command and gets no
         # response of its own
         (b"1 spin\n# interrupt\n2 name\n", b"=1 interrupted\n\n=2 testengine\n\n"),
-        # the next command arriving stops a running one (analysis "until the next command")
-        (b"1 spin\n2 name\n", b"=1 interrupted\n\n=2 testengine\n\n"),
+        # pipelined commands do not stop a search (a script may send all its lines at once)
+        (b"1 spin\n2 name\n", b"=1 not interrupted\n\n=2 testengine\n\n"),
+        # "until the next command arrives" (analysis) sees the next command...
+        (b"1 wait\n2 name\n", b"=1 interrupted\n\n=2 testengine\n\n"),
+        # ... and the end of the input (a comment or a blank line is no command)
+        (b"1 wait\n# a comment\n\n", b"=1 interrupted\n\n"),
+        # an interrupt is spent with the command it stopped
+        (b"1 spin\n# interrupt\n2 spin\n", b"=1 interrupted\n\n=2 not interrupted\n\n"),
     ],
 )
 def test_running_command_sees_interrupts(data: bytes, expected: bytes) -> None:
