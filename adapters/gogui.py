@@ -41,7 +41,9 @@ from adapters.gogui_games import (
     parse_click,
 )
 from engine.core import Game, GameError
+from engine.mcts import MctsPlayer
 from engine.notation import check_notation
+from engine.players import Limit
 from engine.search import SearchResult
 from protocol import args as arg
 from protocol.engine import GtpEngine, Handler
@@ -102,6 +104,7 @@ class GoGuiCommands:
             "gtpgames-gogui": self.set_mode,
             "gtpgames-param": self.param,
             "gtpgames-rules": self.rules_text,
+            "gtpgames-gogui_search": self.search,
         }
 
     # ------------------------------------------------------------------ state
@@ -405,11 +408,27 @@ class GoGuiCommands:
             "param/Parameters/gtpgames-param",
             "string/Rules/gtpgames-rules",
             "string/Game/gtpgames-game",
+            "gfx/Search (1000 playouts)/gtpgames-gogui_search 1000",
         ]
         for name, line in SEARCH_ENTRIES.items():
             if name in self.engine.handlers:
                 lines.append(line)
         return "\n".join(lines)
+
+    def search(self, args: tuple[str, ...]) -> str:
+        """``gtpgames-gogui_search [PLAYOUTS]``: search the position (default 1000 playouts,
+        until GoGui's interrupt at most) and answer the search as gfx: VAR, LABEL,
+        INFLUENCE, TEXT (see :func:`search_gfx`). The game is not changed."""
+        arg.count(args, 0, 1, usage="gtpgames-gogui_search [PLAYOUTS]")
+        playouts = arg.integer(args[0], "playouts", 1, 10_000_000) if args else 1000
+        self.sync()
+        if self.game.is_over():
+            raise GtpError("cannot search: the game is over")
+        player = self.session.player
+        searcher = player if isinstance(player, MctsPlayer) else MctsPlayer(player.rng)
+        limit = Limit(None, playouts, self.engine.should_stop)
+        result = searcher.search(self.game.copy(), limit)
+        return search_gfx(self.game, self.click_map(), result)
 
     def param(self, args: tuple[str, ...]) -> str:
         limit = self.session.limit

@@ -475,3 +475,21 @@ def test_genmove_shows_the_search_as_live_gfx_on_stderr(name: str) -> None:
         words = var.split()[1:]
         assert words[0] == color.lower()
         assert words[1] in legal
+
+
+@pytest.mark.parametrize("name", ["flicker", "brax"])
+def test_search_analyze_command_answers_gfx_and_keeps_the_game(name: str) -> None:
+    engine, session = gogui_engine(name)
+    start_player(engine)
+    assert "gfx/Search (1000 playouts)/gtpgames-gogui_search 1000" in ok(
+        engine, "gogui-analyze_commands").split("\n")
+    before = (ok(engine, "gogui-rules_board"), ok(engine, "gogui-rules_legal_moves"))
+    legal = set(before[1].split())
+    gfx = ok(engine, "gtpgames-gogui_search 200").split("\n")
+    assert [line.split()[0] for line in gfx] == ["VAR", "LABEL", "INFLUENCE", "TEXT"]
+    labels = gfx[1].split()[1:]
+    assert set(labels[0::2]) <= legal
+    assert sum(int(v) for v in labels[1::2]) <= 200
+    assert "after 200 playouts" in gfx[3]
+    assert (ok(engine, "gogui-rules_board"), ok(engine, "gogui-rules_legal_moves")) == before
+    assert fail(engine, "gtpgames-gogui_search x").startswith("syntax error: playouts")
