@@ -21,6 +21,17 @@ def _fail(message: str) -> None:
     raise typer.Exit(2)
 
 
+def _option_pairs(items: list[str] | None) -> dict[str, object]:
+    """``--option KEY=VALUE`` flags as a dict (exit 2 naming a malformed one)."""
+    options: dict[str, object] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep:
+            _fail(f"--option expects KEY=VALUE, got {item!r}")
+        options[key] = value
+    return options
+
+
 @app.command()
 def gtp(
     game: Annotated[str, typer.Argument(help="Game name (see `gtpgames games`).")],
@@ -65,12 +76,7 @@ def gtp(
     from engine.registry import new_game
     from protocol.server import build_engine
 
-    options: dict[str, object] = {}
-    for item in option or []:
-        key, sep, value = item.partition("=")
-        if not sep:
-            _fail(f"--option expects KEY=VALUE, got {item!r}")
-        options[key] = value
+    options = _option_pairs(option)
     if size is not None:
         options["size"] = size
     try:
@@ -115,12 +121,7 @@ def ugi(
     from engine.players import make_player
     from protocol.ugi import UgiEngine, UgiError
 
-    options: dict[str, object] = {}
-    for item in option or []:
-        key, sep, value = item.partition("=")
-        if not sep:
-            _fail(f"--option expects KEY=VALUE, got {item!r}")
-        options[key] = value
+    options = _option_pairs(option)
     try:
         engine = UgiEngine(
             game,
