@@ -90,6 +90,14 @@ def contact(a: Polygon, b: Polygon, dx: int = 0, dy: int = 0) -> Contact:
     """The contact between polygon ``a`` and polygon ``b`` translated by (dx, dy), for polygons
     whose interiors do not overlap: ``"edge"`` if their boundaries share a part of positive
     length, ``"point"`` if they share exactly one point, ``None`` if they do not touch."""
+    # exact and cheap: boxes that do not meet (integer coordinates) mean no contact
+    if (
+        max(x for x, _ in a) < min(x + dx for x, _ in b)
+        or max(x + dx for x, _ in b) < min(x for x, _ in a)
+        or max(y for _, y in a) < min(y + dy for _, y in b)
+        or max(y + dy for _, y in b) < min(y for _, y in a)
+    ):
+        return None
     points: set[Point] = set()
     for p1, p2 in _edges(a):
         for q1, q2 in _edges(b, dx, dy):
@@ -125,6 +133,7 @@ def relative_contact(df: int, dr: int, oa: int, ca: int, ob: int, cb: int) -> Co
     return contact(PIECES[oa][ca], PIECES[ob][cb], UNIT * df, UNIT * dr)
 
 
+@functools.cache
 def edge_touches(o: int, c: int) -> int:
     """The sides of its square ([0,4]^2) a piece runs along, as BOTTOM|TOP|LEFT|RIGHT bits
     (a contact of positive length)."""
