@@ -462,12 +462,12 @@ class MctsPlayer(Player):
         progress: Progress | None = None,
         interval: float = 0.5,
     ) -> SearchResult:
-        # --playouts without a time limit asks for a reproducible search: wait for the
-        # kernel rather than let the state of the numba cache decide who searches
+        # a search bounded by playouts alone (--playouts, or a level without --time) is
+        # reproducible: wait for the kernel rather than let the state of the numba cache
+        # decide who searches (a cold cache compiles it first, a few seconds once)
+        limit = self.limit_for(limit)
         wait = limit.playouts is not None and limit.time is None
-        result = self.searcher(game, wait).search(
-            game, self.limit_for(limit), self.rng, progress, interval
-        )
+        result = self.searcher(game, wait).search(game, limit, self.rng, progress, interval)
         self.last = result
         return result
 
