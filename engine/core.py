@@ -330,6 +330,11 @@ class Game(abc.ABC, Generic[Move]):
             game.play(game.random_move(rng))
         return result
 
+    def playout(self, rng: random.Random) -> Outcome:
+        """The playout a search uses to evaluate this position (this state is not changed):
+        :meth:`random_playout` unless the game has a better policy (Brax: captures first)."""
+        return self.random_playout(rng)
+
     def perft(self, depth: int) -> int:
         """The number of legal move sequences of length ``depth``; terminal positions are
         leaves (they count once, whatever depth remains)."""

@@ -11,7 +11,8 @@ This is the baseline and fallback searcher of issue 8 (the compiled kernels of
   all proven takes the best of them (so proven draws propagate too). Values are per *side*
   (``Outcome.winner`` is a side index; player p plays for ``game.side_of(p)``), so the team
   variants of Brax search like two-player games;
-* playouts with the game's own fast path, :meth:`Game.random_playout`;
+* playouts with the game's own policy, :meth:`Game.playout` (its fast random playout unless
+  the game has knowledge);
 * decisive moves: before searching, every root move is tried for an immediate win (when the
   root has at most :data:`ROOT_SCAN_MAX` moves); optionally (``decisive=True``) every node
   scans its moves for an immediate win when it is first expanded;
@@ -259,7 +260,7 @@ class Mcts(Searcher):
         if node.proof is not None and node is not root:
             ref, value = node.mover, node.proof
         else:
-            outcome: Outcome = game.random_playout(rng)
+            outcome: Outcome = game.playout(rng)
             if outcome.winner is None:
                 ref, value = -1, 0.5
             else:
