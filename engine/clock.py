@@ -32,6 +32,27 @@ LENGTH_FACTOR = 0.6
 SAMPLE_PLIES = 400
 
 
+#: Seconds of a per-move limit (``--time``) kept back for reading the command, formatting and
+#: writing the answer, and the process being descheduled: at most this, and 10% of short limits.
+MOVE_RESERVE = 0.02
+#: Seconds kept back while a search kernel loads on another thread: loading from the numba cache
+#: holds the GIL for up to ~35 ms at a time, compiling it (a cold cache) for up to ~120 ms, and
+#: the search only sees the clock between those (scripts/bench_timing.py, cold runs).
+LOADING_RESERVE = 0.15
+
+
+def move_time(seconds: float) -> float:
+    """The seconds a search may take under a per-move limit of ``seconds``, which a controller
+    measures from sending ``genmove`` to reading the answer: less :data:`MOVE_RESERVE`."""
+    return max(0.0, seconds - min(MOVE_RESERVE, 0.1 * seconds))
+
+
+def loading_time(seconds: float) -> float:
+    """The seconds a search may take while a kernel loads on another thread (which holds the
+    GIL in long stretches): less :data:`LOADING_RESERVE`, and at least a quarter."""
+    return max(0.25 * seconds, seconds - LOADING_RESERVE)
+
+
 def reserve(seconds: float) -> float:
     """Seconds kept back from ``seconds`` left: :data:`SAFETY` plus 5% (at most 1 s), for
     start-up, move generation and one search iteration past the deadline."""

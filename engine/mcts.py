@@ -33,9 +33,11 @@ from __future__ import annotations
 import gc
 import math
 import random
+import threading
 import time
 from typing import Any
 
+from engine.clock import loading_time
 from engine.core import Game, Outcome
 from engine.players import PLAYERS, Limit, Player
 from engine.search import MoveStat, Progress, Proof, Searcher, SearchResult
@@ -174,7 +176,11 @@ class Mcts(Searcher):
         if len(root_moves) == 1 and progress is None and not root.children:
             move = root_moves[0]
             return SearchResult(move, (MoveStat(move, 0, 0.5),), 0, time.perf_counter() - start)
-        deadline = None if limit.time is None else start + max(limit.time, 0.0)
+        # Stop a little early: the result (statistics and lines) takes a few milliseconds,
+        # and the last iteration of a slice may run past the check.
+        deadline = None if limit.time is None else start + max(limit.time, 0.0) - min(
+            0.01, 0.05 * max(limit.time, 0.0)
+        )
         budget = limit.playouts
         iterations = 0
         next_report = start + interval
@@ -468,7 +474,11 @@ class MctsPlayer(Player):
         # decide who searches (a cold cache compiles it first, a few seconds once)
         limit = self.limit_for(limit)
         wait = limit.playouts is not None and limit.time is None
-        result = self.searcher(game, wait).search(game, limit, self.rng, progress, interval)
+        searcher = self.searcher(game, wait)
+        if limit.time is not None and kernel_loading():
+            # another thread holds the GIL in long stretches: the clock is seen late
+            limit = Limit(loading_time(limit.time), limit.playouts, limit.stop)
+        result = searcher.search(game, limit, self.rng, progress, interval)
         self.last = result
         return result
 
@@ -478,6 +488,15 @@ class MctsPlayer(Player):
     def seed(self, seed: int | None) -> None:
         super().seed(seed)
         self.mcts = Mcts(**self.options)
+
+
+def kernel_loading() -> bool:
+    """Whether a search kernel is being loaded (or compiled) on a background thread now:
+    engine.kernels names those threads ``kernel-GAME``."""
+    return any(
+        thread.name.startswith("kernel-") and thread.is_alive()
+        for thread in threading.enumerate()
+    )
 
 
 PLAYERS["mcts"] = MctsPlayer

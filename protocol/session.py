@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from engine.clock import PlayerClock, TimeControl, moves_left
+from engine.clock import PlayerClock, TimeControl, move_time, moves_left
 from engine.core import Game, GameError, Outcome
 from engine.notation import Notation, check_notation
 from engine.players import Limit, Player
@@ -120,6 +120,8 @@ class GameSession:
             return None
         self.turn_check(player)
         limit = dataclasses.replace(self.limit, stop=self.should_stop)
+        if limit.time is not None:  # the controller's clock runs from genmove to the answer
+            limit = dataclasses.replace(limit, time=move_time(limit.time))
         budget = None
         if self.time_control.kind != "none":
             budget = self.time_control.budget(self.clocks.get(player), moves_left(self.game))

@@ -9,6 +9,8 @@ whole response (one command at a time, as a GTP controller does). Regimes:
 
 * ``move``: ``--time 0.2`` per move; N genmoves per game (self-play, new game when one ends).
   Over = longer than 0.2 s (no tolerance); the column ``+50ms`` counts those over 0.25 s.
+  Each process first answers ``protocol_version`` (a controller's handshake; start-up itself
+  is scripts/bench_startup.py's figure), so the first genmove is timed from a running process.
 * ``cold``: the same with a fresh process whose ``NUMBA_CACHE_DIR`` is a new empty directory,
   so the kernels compile in the background while the first genmoves search (the GIL is
   shared); its first N genmoves.
@@ -59,7 +61,7 @@ class Engine:
         start = time.perf_counter()
         self.proc.stdin.write(command + "\n")
         self.proc.stdin.flush()
-        lines = []
+        lines: list[str] = []
         while True:
             line = self.proc.stdout.readline()
             if not line:
@@ -105,6 +107,7 @@ def self_play(game: str, moves: int, regime: str, env: dict[str, str] | None) ->
     engine = Engine(game, "--time", str(MOVE_TIME), "--seed", "1", env=env)
     local = new_game(game)
     try:
+        engine.send("protocol_version")  # a controller's handshake: the process is up
         while len(record.times) < moves:
             if local.is_over():
                 engine.send("clear_board")
@@ -211,9 +214,9 @@ def p99(values: list[float]) -> float:
 
 
 def row(record: Record) -> str:
-    over = sum(t > lim for t, lim in zip(record.times, record.limits))
-    over50 = sum(t > lim + MARGIN for t, lim in zip(record.times, record.limits))
-    slack = min((lim - t for t, lim in zip(record.times, record.limits)), default=0.0)
+    over = sum(t > lim for t, lim in zip(record.times, record.limits, strict=True))
+    over50 = sum(t > lim + MARGIN for t, lim in zip(record.times, record.limits, strict=True))
+    slack = min((lim - t for t, lim in zip(record.times, record.limits, strict=True)), default=0.0)
     extra = ""
     if record.regime in ("absolute", "canadian"):
         extra = f" | {record.games} | {record.lost_on_time} | {record.overruns}"
@@ -264,7 +267,7 @@ def main() -> None:
     for record in records:
         print(row(record))
     total = sum(len(r.times) for r in records)
-    over = sum(t > lim for r in records for t, lim in zip(r.times, r.limits))
+    over = sum(t > lim for r in records for t, lim in zip(r.times, r.limits, strict=True))
     print(f"total {total} timed genmoves, {over} over their limit, "
           f"{time.perf_counter() - started:.0f} s")
 
