@@ -53,6 +53,13 @@ def loading_time(seconds: float) -> float:
     return max(0.25 * seconds, seconds - LOADING_RESERVE)
 
 
+def estimate_seconds(seconds_left: float) -> float:
+    """How long :func:`moves_left` may take with ``seconds_left`` on the clock: 20 ms, and 1%
+    of a short clock (a Brax estimate always takes the full 20 ms; with a second left, that
+    alone would eat the reserve)."""
+    return max(0.0, min(0.02, 0.01 * seconds_left))
+
+
 def reserve(seconds: float) -> float:
     """Seconds kept back from ``seconds`` left: :data:`SAFETY` plus 5% (at most 1 s), for
     start-up, move generation and one search iteration past the deadline."""

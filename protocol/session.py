@@ -13,7 +13,13 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from engine.clock import PlayerClock, TimeControl, move_time, moves_left
+from engine.clock import (
+    PlayerClock,
+    TimeControl,
+    estimate_seconds,
+    move_time,
+    moves_left,
+)
 from engine.core import Game, GameError, Outcome
 from engine.notation import Notation, check_notation
 from engine.players import Limit, Player
@@ -124,7 +130,9 @@ class GameSession:
             limit = dataclasses.replace(limit, time=move_time(limit.time))
         budget = None
         if self.time_control.kind != "none":
-            budget = self.time_control.budget(self.clocks.get(player), moves_left(self.game))
+            clock = self.clocks.get(player) or self.time_control.fresh_clock()
+            estimate = moves_left(self.game, max_seconds=estimate_seconds(clock.seconds))
+            budget = self.time_control.budget(clock, estimate)
         if budget is not None and (limit.time is None or budget < limit.time):
             limit = dataclasses.replace(limit, time=budget)
         move = self.player.choose_move(self.game.copy(), limit)

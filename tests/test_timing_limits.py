@@ -10,7 +10,13 @@ from typing import Any
 
 import pytest
 
-from engine.clock import LOADING_RESERVE, MOVE_RESERVE, loading_time, move_time
+from engine.clock import (
+    LOADING_RESERVE,
+    MOVE_RESERVE,
+    estimate_seconds,
+    loading_time,
+    move_time,
+)
 from engine.core import Game
 from engine.mcts import MctsPlayer, kernel_loading
 from engine.players import Limit, Player
@@ -90,3 +96,27 @@ def test_search_keeps_a_reserve_while_a_kernel_loads() -> None:
     player.choose_move(game.copy(), Limit(playouts=10))
     times = [limit.time for limit in searcher.limits]
     assert times == [loading_time(1.0), 1.0, None]
+
+
+def test_moves_left_estimate_is_cheap_when_the_clock_is_short(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The moves-left estimate runs inside the move's time: with 0.5 s left it may take only
+    1% of that (a Brax estimate takes its whole allowance), with plenty left 20 ms."""
+    import protocol.session
+
+    allowed: list[float] = []
+
+    def recording(game: Game[Any], samples: int = 2, max_seconds: float = 0.02) -> int:
+        allowed.append(max_seconds)
+        return 30
+
+    monkeypatch.setattr(protocol.session, "moves_left", recording)
+    engine, _ = build_engine(new_game("brax"), Recording(), None, Limit())
+    ok(engine, "time_settings 60 0 0")
+    ok(engine, "time_left b 0.5 0")
+    ok(engine, "genmove b")
+    ok(engine, "time_left w 60 0")
+    ok(engine, "genmove w")
+    assert allowed == [estimate_seconds(0.5), estimate_seconds(60)]
+    assert allowed[0] <= 0.01 * 0.5 and allowed[1] == pytest.approx(0.02)
