@@ -11,8 +11,8 @@ This is the baseline and fallback searcher of issue 8 (the compiled kernels of
   all proven takes the best of them (so proven draws propagate too). Values are per *side*
   (``Outcome.winner`` is a side index; player p plays for ``game.side_of(p)``), so the team
   variants of Brax search like two-player games;
-* playouts with the game's own policy, :meth:`Game.playout` (its fast random playout unless
-  the game has knowledge);
+* playouts with the game's fast path, :meth:`Game.random_playout` (or, with ``policy=True``,
+  the game's playout policy :meth:`Game.playout`);
 * decisive moves: before searching, every root move is tried for an immediate win (when the
   root has at most :data:`ROOT_SCAN_MAX` moves); optionally (``decisive=True``) every node
   scans its moves for an immediate win when it is first expanded;
@@ -103,11 +103,15 @@ class Mcts(Searcher):
         decisive: bool = False,
         reuse: bool = True,
         widen_threshold: int = WIDEN_THRESHOLD,
+        policy: bool = False,
     ) -> None:
         self.exploration = exploration
         self.solver = solver
         self.decisive = decisive
         self.reuse = reuse
+        #: Playouts with the game's policy (:meth:`Game.playout`, e.g. Brax's captures
+        #: first) instead of uniform ones; off until the ladder shows a gain.
+        self.policy = policy
         self.widen_threshold = widen_threshold
         self._root: Node | None = None
         self._root_key: tuple[Any, ...] = ()
@@ -266,7 +270,7 @@ class Mcts(Searcher):
         if node.proof is not None and node is not root:
             ref, value = node.mover, node.proof
         else:
-            outcome: Outcome = game.playout(rng)
+            outcome: Outcome = game.playout(rng) if self.policy else game.random_playout(rng)
             if outcome.winner is None:
                 ref, value = -1, 0.5
             else:

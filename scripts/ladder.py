@@ -6,7 +6,8 @@ Usage: python -m scripts.ladder [--games G,...] [--match A-B ...] [-n GAMES]
 A player spec is ``random``, ``mcts`` (the player of ``gtpgames gtp``: a compiled kernel when
 there is one, else the Python MCTS), or ``py`` (always the Python MCTS), with options after
 slashes: ``py/solver=0``, ``py/decisive=1``, ``py/reuse=0``, ``py/exploration=1.2``, and
-``py/uniform=1`` (playouts with ``Game.random_playout`` instead of the game's policy). The
+``py/policy=1`` (playouts with the game's policy ``Game.playout``, e.g. Brax's captures first,
+instead of uniform ``Game.random_playout``). The
 default matches are mcts vs random, mcts vs py (meaningful once kernels exist) and each
 feature of the Python MCTS on vs off. Each match prints the first player's score (wins + half
 the draws) with a 95% Wilson interval.
@@ -34,17 +35,6 @@ DEFAULT_MATCHES = [
 ]
 
 
-class UniformPlayouts(MctsPlayer):
-    """The Python MCTS with uniform random playouts, whatever the game's playout policy:
-    it searches a copy of the game whose class plays ``random_playout`` as its ``playout``
-    (copies keep the class, so the whole tree does)."""
-
-    def choose_move(self, game: Game[Any], limit: Limit) -> Any:
-        base = type(game)
-        game.__class__ = type(base.__name__, (base,), {"playout": base.random_playout})
-        return super().choose_move(game, limit)
-
-
 def make(spec: str, seed: int) -> Player:
     name, *settings = spec.split("/")
     rng = random.Random(seed)
@@ -58,8 +48,7 @@ def make(spec: str, seed: int) -> Player:
         )
     if name not in ("mcts", "py"):
         raise SystemExit(f"unknown player {spec!r}")
-    uniform = options.pop("uniform", False)
-    return (UniformPlayouts if uniform else MctsPlayer)(rng, kernel=(name == "mcts"), **options)
+    return MctsPlayer(rng, kernel=(name == "mcts"), **options)
 
 
 #: A move counts as over time when it takes longer than the limit plus this (the clock's

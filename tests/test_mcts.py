@@ -226,3 +226,23 @@ def test_cli_rejects_a_bad_level() -> None:
     done = subprocess.run([*COMMAND, "gtp", "brique", "--player", "random", "--level", "2"],
                           input=b"", capture_output=True, timeout=30)
     assert done.returncode == 2 and b"mcts" in done.stderr
+
+
+@pytest.mark.parametrize("policy", [False, True])
+def test_policy_switch_chooses_the_playout(policy: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mcts(policy=True) evaluates with the game's policy (Game.playout), the default with
+    the uniform fast path (Game.random_playout)."""
+    calls = {"playout": 0, "random_playout": 0}
+    for name in calls:
+        original = getattr(Brax, name)
+
+        def counting(self: Brax, rng: random.Random, _name: str = name,
+                     _original: Any = original) -> Any:
+            calls[_name] += 1
+            return _original(self, rng)
+
+        monkeypatch.setattr(Brax, name, counting)
+    Mcts(policy=policy).search(Brax(), Limit(playouts=30), random.Random(1))
+    used, unused = ("playout", "random_playout") if policy else ("random_playout", "playout")
+    assert calls[used] > 0
+    assert calls[unused] == 0
