@@ -40,7 +40,15 @@ from engine.core import (
     Outcome,
     PositionError,
 )
-from engine.grid import coords, diagram, index, orthogonal_neighbours, swap_mirror
+from engine.grid import (
+    chain_touches_both,
+    coords,
+    diagram,
+    edge_bits,
+    index,
+    orthogonal_neighbours,
+    swap_mirror,
+)
 from engine.notation import Notation, column_letter, format_point, parse_point
 from engine.position_text import decode_board, encode_board, parse_side, split_fields
 
@@ -107,21 +115,13 @@ def geometry(n: int) -> Geometry:
             a, b = pair
             fills[a].append((b, q))
             fills[b].append((a, q))
-    black = tuple(
-        (1 if r == 0 else 0) | (2 if r == n - 1 else 0)
-        for _, r in (coords(i, n) for i in range(cells))
-    )
-    white = tuple(
-        (1 if f == 0 else 0) | (2 if f == n - 1 else 0)
-        for f, _ in (coords(i, n) for i in range(cells))
-    )
     return Geometry(
         n=n,
         light=light,
         escorts=tuple(escorts),
         fills=tuple(tuple(pairs) for pairs in fills),
         neighbours=tuple(orthogonal_neighbours(n)),
-        edge_bits=(black, white),
+        edge_bits=edge_bits(n),
     )
 
 
@@ -252,22 +252,9 @@ class Brique(Game[BriqueMove]):
 
     def _touches_both_edges(self, start: int, player: int) -> bool:
         """Whether the mover's orthogonal chain through ``start`` touches both edges."""
-        cells = self._cells
-        bits = self.geo.edge_bits[player]
-        neighbours = self.geo.neighbours
-        seen = {start}
-        stack = [start]
-        touched = 0
-        while stack:
-            cell = stack.pop()
-            touched |= bits[cell]
-            if touched == 3:
-                return True
-            for other in neighbours[cell]:
-                if other not in seen and cells[other] == player:
-                    seen.add(other)
-                    stack.append(other)
-        return False
+        return chain_touches_both(
+            start, self._cells, player, self.geo.neighbours, self.geo.edge_bits[player]
+        )
 
     # ---------------------------------------------------------------------------- codecs
 

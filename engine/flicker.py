@@ -36,7 +36,15 @@ from engine.core import (
     Outcome,
     PositionError,
 )
-from engine.grid import coords, diagram, index, orthogonal_neighbours, swap_mirror
+from engine.grid import (
+    chain_touches_both,
+    coords,
+    diagram,
+    edge_bits,
+    index,
+    orthogonal_neighbours,
+    swap_mirror,
+)
 from engine.notation import Notation, format_point, parse_point
 from engine.position_text import (
     decode_board,
@@ -105,13 +113,7 @@ class _Geometry:
         #: pair ids whose weakness depends on a point (as a stone or a common neighbour)
         self.affected_pairs = tuple(tuple(a) for a in affected)
         # Edge flags per player: bit 1 for the first edge, bit 2 for the second.
-        black = [0] * size
-        white = [0] * size
-        for i in range(size):
-            f, r = coords(i, n)
-            black[i] = (1 if r == 0 else 0) | (2 if r == n - 1 else 0)
-            white[i] = (1 if f == 0 else 0) | (2 if f == n - 1 else 0)
-        self.edges = (tuple(black), tuple(white))
+        self.edges = edge_bits(n)
         self.mirror = tuple(swap_mirror(i, n) for i in range(size))
         #: exact key parts: KEYS[colour][i] = colour << 2i (colour 1 or 2); SIDE for White
         self.keys = ((0,) * size, tuple(1 << (2 * i) for i in range(size)),
@@ -131,21 +133,7 @@ def _geometry(n: int) -> _Geometry:
 
 def _connects(board: list[int], start: int, colour: int, geo: _Geometry, player: int) -> bool:
     """Whether the chain of ``colour`` through ``start`` touches both edges of ``player``."""
-    edges = geo.edges[player]
-    neighbours = geo.neighbours
-    seen = {start}
-    stack = [start]
-    touched = 0
-    while stack:
-        i = stack.pop()
-        touched |= edges[i]
-        if touched == 3:
-            return True
-        for j in neighbours[i]:
-            if board[j] == colour and j not in seen:
-                seen.add(j)
-                stack.append(j)
-    return False
+    return chain_touches_both(start, board, colour, geo.neighbours, geo.edges[player])
 
 
 class Flicker(Game[FlickerMove]):

@@ -6,7 +6,7 @@ Cells are indexed ``i = r * n + f`` (f = column from the left, r = row from the 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from engine.notation import Notation, column_letter
 
@@ -41,34 +41,36 @@ def swap_mirror(i: int, n: int) -> int:
     return index(n - 1 - r, n - 1 - f, n)
 
 
-def edge_sets(n: int) -> tuple[tuple[frozenset[int], frozenset[int]], ...]:
-    """The two edges of each player: player 0 (first) bottom and top rows, player 1 left and
-    right columns."""
-    bottom = frozenset(index(f, 0, n) for f in range(n))
-    top = frozenset(index(f, n - 1, n) for f in range(n))
-    left = frozenset(index(0, r, n) for r in range(n))
-    right = frozenset(index(n - 1, r, n) for r in range(n))
-    return ((bottom, top), (left, right))
+def edge_bits(n: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Per player, per cell: bit 1 if the cell is on the player's first edge, bit 2 if on the
+    second (player 0: bottom and top rows; player 1: left and right columns; a corner cell
+    is on both edges it touches)."""
+    cells = [coords(i, n) for i in range(n * n)]
+    first = tuple((1 if r == 0 else 0) | (2 if r == n - 1 else 0) for _, r in cells)
+    second = tuple((1 if f == 0 else 0) | (2 if f == n - 1 else 0) for f, _ in cells)
+    return first, second
 
 
-def chain_joins(
-    start: Iterable[int],
-    member: Callable[[int], bool],
-    neighbours: list[tuple[int, ...]],
-    goal: frozenset[int],
+def chain_touches_both(
+    start: int,
+    cells: Sequence[int],
+    colour: int,
+    neighbours: Sequence[tuple[int, ...]],
+    bits: Sequence[int],
 ) -> bool:
-    """Whether the cells reachable from ``start`` through cells where ``member`` holds (the
-    start cells included, if members) reach a cell of ``goal``. A plain flood fill: the
-    reference check, not the fast path of search."""
-    seen: set[int] = set()
-    stack = [i for i in start if member(i)]
-    seen.update(stack)
+    """Whether the orthogonal chain of ``colour`` through ``start`` (a cell of that colour)
+    reaches cells with both edge bits (``bits`` from :func:`edge_bits`): a flood fill from
+    the stone just placed, the reference win check of the square-grid connection games."""
+    seen = {start}
+    stack = [start]
+    touched = 0
     while stack:
         i = stack.pop()
-        if i in goal:
+        touched |= bits[i]
+        if touched == 3:
             return True
         for j in neighbours[i]:
-            if j not in seen and member(j):
+            if j not in seen and cells[j] == colour:
                 seen.add(j)
                 stack.append(j)
     return False
