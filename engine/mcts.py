@@ -33,7 +33,6 @@ from __future__ import annotations
 import gc
 import math
 import random
-import threading
 import time
 from typing import Any
 
@@ -495,12 +494,11 @@ class MctsPlayer(Player):
 
 
 def kernel_loading() -> bool:
-    """Whether a search kernel is being loaded (or compiled) on a background thread now:
-    engine.kernels names those threads ``kernel-GAME``."""
-    return any(
-        thread.name.startswith("kernel-") and thread.is_alive()
-        for thread in threading.enumerate()
-    )
+    """Whether a search kernel is being loaded on a background thread now
+    (:func:`engine.kernels.loading`; importing engine.kernels does not import numba)."""
+    from engine.kernels import loading
+
+    return loading()
 
 
 PLAYERS["mcts"] = MctsPlayer

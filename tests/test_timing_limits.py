@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from engine import kernels
 from engine.clock import (
     LOADING_RESERVE,
     MOVE_RESERVE,
@@ -77,13 +78,14 @@ def test_genmove_searches_less_than_the_per_move_limit() -> None:
     assert all(limit.time is not None and limit.time < 0.2 for limit in player.limits)
 
 
-def test_search_keeps_a_reserve_while_a_kernel_loads() -> None:
+def test_search_keeps_a_reserve_while_a_kernel_loads(monkeypatch: pytest.MonkeyPatch) -> None:
     player = MctsPlayer(random.Random(1))
     searcher = RecordingSearcher()
     player.searcher = lambda game, wait=False: searcher  # type: ignore[method-assign]
     game = new_game("brique", size=5)
     release = threading.Event()
     loader = threading.Thread(target=release.wait, name="kernel-test", daemon=True)
+    monkeypatch.setitem(kernels._loading, "test", loader)
     loader.start()
     try:
         assert kernel_loading()

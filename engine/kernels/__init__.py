@@ -143,6 +143,13 @@ def searcher_for(game: Game[Any], *, wait: bool = False) -> Searcher | None:
     return None
 
 
+def loading() -> bool:
+    """Whether a kernel is being loaded (or compiled) on a background thread now: that thread
+    holds the GIL in long stretches, so a timed search sees its clock late."""
+    with _lock:
+        return any(thread.is_alive() for thread in _loading.values())
+
+
 def unload(name: str) -> None:
     """Forget the loaded kernel of ``name`` (tests: later searches use the fallback again
     until :func:`searcher_for` loads it anew)."""
