@@ -65,20 +65,24 @@ def test_importing_the_engine_does_not_import_numba() -> None:
     code = (
         "import sys, engine, engine.kernels, engine.search, protocol.server\n"
         "from engine.registry import new_game\n"
-        "from engine.kernels import searcher_for\n"
-        "assert searcher_for(new_game('trisq')) is None\n"
         "assert 'numba' not in sys.modules and 'numpy' not in sys.modules, 'imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-def test_games_without_a_kernel_get_none() -> None:
-    from engine.kernels import KERNELS, searcher_for
-    from engine.registry import new_game
+def test_no_kernel_when_switched_off_or_not_supported(
+    brique_kernel: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engine import kernels
 
-    for name in ("trisq", "flicker", "brax", "bricka"):
-        if name not in KERNELS:
-            assert searcher_for(new_game(name)) is None
+    assert kernels.searcher_for(Brique(), wait=True) is brique_kernel
+    monkeypatch.setenv(kernels.ENV_SWITCH, "0")
+    assert kernels.searcher_for(Brique(), wait=True) is None
+    monkeypatch.setenv(kernels.ENV_SWITCH, "1")
+    monkeypatch.setattr(brique_kernel.codec, "supports", lambda game: game.n != 5)
+    assert kernels.searcher_for(Brique(size=5), wait=True) is None
+    assert kernels.searcher_for(Brique(size=5)) is None
+    assert kernels.searcher_for(Brique(size=6)) is brique_kernel
 
 
 def test_searcher_for_returns_the_loaded_kernel(brique_kernel: Any) -> None:
@@ -98,8 +102,8 @@ def test_warmup_command(brique_kernel: Any) -> None:
     runner = CliRunner()
     done = runner.invoke(app, ["warmup", "brique"])
     assert done.exit_code == 0 and done.output.startswith("brique: ready in ")
-    refused = runner.invoke(app, ["warmup", "trisq"])
-    assert refused.exit_code == 2 and "no compiled kernel for 'trisq'" in refused.output
+    refused = runner.invoke(app, ["warmup", "nosuchgame"])
+    assert refused.exit_code == 2 and "no compiled kernel for 'nosuchgame'" in refused.output
 
 
 # ------------------------------------------------------------------------ one truth

@@ -120,6 +120,9 @@ def _load_quietly(name: str) -> None:
 def searcher_for(game: Game[Any], *, wait: bool = False) -> Searcher | None:
     """A compiled searcher for ``game``, or ``None`` (use the Python fallback).
 
+    ``None`` also when the game's kernel does not cover its options (the codec's
+    ``supports``, e.g. Brax's three- and four-player variants).
+
     The first call for a game starts loading its kernel on a background thread and returns
     ``None``; later calls return the kernel once it is loaded. With ``wait`` the call loads
     it first (compiling if the cache is cold: seconds), so that a search limited only by
@@ -128,11 +131,12 @@ def searcher_for(game: Game[Any], *, wait: bool = False) -> Searcher | None:
     if name not in KERNELS or not enabled():
         return None
     if wait:
-        return load(name)
+        ready = load(name)
+        return ready if ready.codec.supports(game) else None
     with _lock:
         ready = _ready.get(name)
         if ready is not None:
-            return ready
+            return ready if ready.codec.supports(game) else None
         if name in _failed or name in _loading:
             return None
         thread = threading.Thread(

@@ -289,6 +289,11 @@ class Settings:
 class Codec:
     """What a game's kernel module provides: its arrays and the move codes of one game."""
 
+    def supports(self, game: Game[Any]) -> bool:
+        """Whether the kernel covers ``game`` with its options (else the Python MCTS
+        searches it)."""
+        return True
+
     def tables(self, game: Game[Any]) -> tuple[Any, ...]:
         """The game's fixed tables (a NamedTuple registered with :func:`rt.register`)."""
         raise NotImplementedError
