@@ -97,12 +97,11 @@ def load(name: str) -> KernelSearcher:
     _configure()
     module_name, _, codec_name = target.partition(":")
     module = importlib.import_module(module_name)
-    from engine.kernels.mcts import KernelSearcher, Tree
+    from engine.kernels.mcts import KernelSearcher
     from engine.registry import new_game
 
-    codec = getattr(module, codec_name)()
-    searcher = KernelSearcher(codec)
-    Tree(codec, new_game(name), searcher.settings.__class__(max_nodes=4096), 1).run(2)
+    searcher = KernelSearcher(getattr(module, codec_name)())
+    searcher.warm(new_game(name))
     with _lock:
         load_seconds.setdefault(name, time.perf_counter() - start)
         _ready[name] = searcher
@@ -131,8 +130,8 @@ def searcher_for(game: Game[Any], *, wait: bool = False) -> Searcher | None:
     if name not in KERNELS or not enabled():
         return None
     if wait:
-        ready = load(name)
-        return ready if ready.codec.supports(game) else None
+        loaded = load(name)
+        return loaded if loaded.codec.supports(game) else None
     with _lock:
         ready = _ready.get(name)
         if ready is not None:

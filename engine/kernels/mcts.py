@@ -12,7 +12,14 @@ node is expanded) and its proof (+1: the player who moved into the node wins wit
 the root state, descends by the selection rule playing moves on the copy, expands the leaf
 once it has ``expand_visits`` visits, plays the game out with the game's playout, and backs
 the result up (value, AMAF and proofs). Proven-lost children are never selected; a
-proven-won child is always selected (and proves its parent lost for the other side).
+proven-won child is always selected (and proves its parent lost for the other side, or won
+when the same player moved into the parent).
+
+Moves and steps: a tree edge is one *step*, a move code of the game's array rules. In most
+games a step is a whole move; a game whose turns are too many to expand at once (Trisq: one or
+two placements, ~10^5 turns on an empty board) splits a turn into steps taken by the same
+player, and its codec maps moves to steps (:meth:`Codec.steps`) and back
+(:meth:`Codec.assemble`).
 """
 
 from __future__ import annotations
@@ -90,8 +97,10 @@ def _select(
 
 
 @inline
-def _prove_up(tree: Any, path: Any, depth: int) -> None:
-    """Propagate a new proof at ``path[depth]`` towards the root."""
+def _prove_up(tree: Any, path: Any, pl: Any, depth: int) -> None:
+    """Propagate a new proof at ``path[depth]`` towards the root. ``pl[d]`` is the player
+    who moved into ``path[d]``: a turn of several steps (Trisq) has one player move twice in
+    a row, and then a child proven won proves its parent won for the same player."""
     proof = tree[7]
     first = tree[5]
     count = tree[6]
@@ -108,12 +117,22 @@ def _prove_up(tree: Any, path: Any, depth: int) -> None:
                 break
             if proof[c] != -1:
                 all_lost = False
+        same = 1 if pl[d + 1] == pl[d] else -1
         if won:
-            proof[n] = -1
+            proof[n] = same
         elif all_lost:
-            proof[n] = 1
+            proof[n] = -same
         else:
             return
+
+
+@inline
+def _step(t: Any, s: Any, w: Any, mv: Any, path: Any, pl: Any, depth: int, child: int) -> int:
+    """Play the move into ``child`` as step ``depth`` + 1 of the path; the result after it."""
+    pl[depth + 1] = r_to_move(t, s)
+    r_play(t, s, w, mv[child])
+    path[depth + 1] = child
+    return int(r_winner(t, s))
 
 
 @jit
@@ -147,13 +166,9 @@ def run(t: Any, root: Any, tree: Any, scratch: Any, rng: Any, params: Any, iters
         res = r_winner(t, s)
         while res < 0 and first[node] >= 0 and depth < deepest:
             child = _select(node, tree, rng, c_uct, rave)
-            p = r_to_move(t, s)
-            r_play(t, s, w, mv[child])
+            res = _step(t, s, w, mv, path, pl, depth, child)
             depth += 1
-            path[depth] = child
-            pl[depth] = p
             node = child
-            res = r_winner(t, s)
         if (
             res < 0
             and (node == top or visits[node] >= expand_at)
@@ -184,22 +199,18 @@ def run(t: Any, root: Any, tree: Any, scratch: Any, rng: Any, params: Any, iters
                         proof[f + j] = 1
                         break
             child = _select(node, tree, rng, c_uct, rave)
-            p = r_to_move(t, s)
-            r_play(t, s, w, mv[child])
+            res = _step(t, s, w, mv, path, pl, depth, child)
             depth += 1
-            path[depth] = child
-            pl[depth] = p
             node = child
-            res = r_winner(t, s)
         if res >= 0:
             rec[0] = 0
             if depth > 0 and solver:
                 if res == pl[depth]:
                     proof[node] = 1
-                    _prove_up(tree, path, depth)
+                    _prove_up(tree, path, pl, depth)
                 elif res != 2:
                     proof[node] = -1
-                    _prove_up(tree, path, depth)
+                    _prove_up(tree, path, pl, depth)
         else:
             res = r_playout(t, s, w, rng, rec, knowledge)
         # AMAF marks: the first player to play each move code after the current node.
@@ -289,6 +300,10 @@ class Settings:
 class Codec:
     """What a game's kernel module provides: its arrays and the move codes of one game."""
 
+    #: Whether the game's moves take several steps (then :meth:`steps` and :meth:`assemble`
+    #: are the game's own, and searches complete moves with :func:`probe`).
+    multistep = False
+
     def supports(self, game: Game[Any]) -> bool:
         """Whether the kernel covers ``game`` with its options (else the Python MCTS
         searches it)."""
@@ -313,6 +328,16 @@ class Codec:
     def code(self, game: Game[Any], move: Any) -> int:
         """The move code of one of the game's moves."""
         raise NotImplementedError
+
+    def steps(self, game: Game[Any], move: Any) -> list[int]:
+        """The step codes of one of the game's moves (one step per move unless a game's
+        turns are split into steps)."""
+        return [self.code(game, move)]
+
+    def assemble(self, game: Game[Any], codes: list[int]) -> Any | None:
+        """The game's move made by the step codes ``codes`` from ``game``'s position, or
+        ``None`` while they do not complete a move."""
+        return self.move(game, codes[0]) if len(codes) == 1 else None
 
     def plies(self, game: Game[Any]) -> int:
         """The most moves one playout may record."""
@@ -415,14 +440,14 @@ class Tree:
         for move in old:
             replay.play(move)
         for move in history[len(old):]:
-            code = self.codec.code(replay, move)
-            f = int(first[node])
-            if f < 0:
-                return -1
-            kids = [c for c in range(f, f + int(count[node])) if mv[c] == code]
-            if not kids:
-                return -1
-            node = kids[0]
+            for code in self.codec.steps(replay, move):
+                f = int(first[node])
+                if f < 0:
+                    return -1
+                kids = [c for c in range(f, f + int(count[node])) if mv[c] == code]
+                if not kids:
+                    return -1
+                node = kids[0]
             replay.play(move)
         return node
 
@@ -540,7 +565,7 @@ class KernelSearcher:
         return self._result(game, tree, time.perf_counter() - start, done)
 
     def _result(self, game: Game[Any], tree: Tree, seconds: float, done: int) -> SearchResult:
-        visits, wins, _amv, _amw, mv, first, count, proof, _meta = tree.tree
+        visits, wins, _amv, _amw, _mv, first, count, proof, _meta = tree.tree
         f = int(first[tree.top])
         k = int(count[tree.top])
         iterations = tree.iterations - done
@@ -556,6 +581,7 @@ class KernelSearcher:
 
         children.sort(key=rank, reverse=True)
         stats = []
+        seen = set()
         for rank_of, c in enumerate(children):
             v = int(visits[c])
             p = int(proof[c])
@@ -564,28 +590,82 @@ class KernelSearcher:
             if rank_of < self.lines:
                 pv = self._pv(game, tree, c)
             else:
-                pv = (self.codec.move(game, int(mv[c])),)
+                pv = (self._turn(game, tree, c, True)[0],)
+            if pv[0] in seen:  # a turn of two steps taken in the other order
+                continue
+            seen.add(pv[0])
             stats.append(MoveStat(pv[0], v, winrate, _PROOF_OF_CHILD.get(p), pv))
         root = _PROOF_OF_ROOT.get(tree.root_proof)
         return SearchResult(stats[0].move, tuple(stats), iterations, seconds, root)
 
     def _pv(self, game: Game[Any], tree: Tree, child: int, most: int = 12) -> tuple[Any, ...]:
-        visits, _w, _a, _b, mv, first, count, proof, _meta = tree.tree
+        """The principal variation that starts with the step into the root's ``child``."""
         line = game.copy()
-        moves = []
+        moves: list[Any] = []
         node = child
         while True:
-            move = self.codec.move(line, int(mv[node]))
+            move, end = self._turn(line, tree, node, not moves)
+            if move is None:
+                break
             moves.append(move)
             line.play(move)
-            f = int(first[node])
-            if f < 0 or len(moves) >= most or line.is_over():
+            if end < 0 or len(moves) >= most or line.is_over():
                 break
-            kids = range(f, f + int(count[node]))
-            node = max(kids, key=lambda c: (int(proof[c]), int(visits[c])))
-            if visits[node] == 0 and proof[node] == 0:
+            node = self._best_child(tree, end)
+            if node < 0:
                 break
         return tuple(moves)
+
+    @staticmethod
+    def _best_child(tree: Tree, node: int) -> int:
+        """The child of ``node`` a line follows (proven wins first, then visits); -1 if the
+        node has no children or none has been tried."""
+        visits, _w, _a, _b, _mv, first, count, proof, _meta = tree.tree
+        f = int(first[node])
+        if f < 0:
+            return -1
+        best = max(range(f, f + int(count[node])), key=lambda c: (int(proof[c]), int(visits[c])))
+        return -1 if visits[best] == 0 and proof[best] == 0 else best
+
+    def _turn(
+        self, game: Game[Any], tree: Tree, node: int, complete: bool
+    ) -> tuple[Any | None, int]:
+        """The move of ``game`` that starts with the step into ``node``, continued along the
+        tree's best steps, and the node where it ends. Where the tree ends before the move
+        does: with ``complete`` (a move from the root) the move is completed with the first
+        legal steps and the node is -1; else (None, -1)."""
+        mv = tree.tree[4]
+        codes = [int(mv[node])]
+        while (move := self.codec.assemble(game, codes)) is None:
+            node = self._best_child(tree, node)
+            if node < 0:
+                return (self._complete(game, tree, codes) if complete else None), -1
+            codes.append(int(mv[node]))
+        return move, node
+
+    def _complete(self, game: Game[Any], tree: Tree, codes: list[int]) -> Any:
+        """The root ``game``'s move that starts with the steps ``codes``, completed with the
+        first legal step each time (the array rules' order)."""
+        s = tree.root.copy()
+        _s, w, out, rec = tree.scratch[:4]
+        rng = new_rng(0)
+        for code in codes:
+            probe(tree.tables, s, w, out, rng, rec, 1, code, 0)
+        while True:
+            probe(tree.tables, s, w, out, rng, rec, 0, 0, 0)
+            codes = codes + [int(out[0])]
+            move = self.codec.assemble(game, codes)
+            if move is not None:
+                return move
+            probe(tree.tables, s, w, out, rng, rec, 1, codes[-1], 0)
+
+    def warm(self, game: Game[Any]) -> None:
+        """Compile (or load from the cache) what a search of ``game`` runs."""
+        tree = Tree(self.codec, game, Settings(max_nodes=4096), 1)
+        tree.run(2)
+        if self.codec.multistep:
+            _s, w, out, rec = tree.scratch[:4]
+            probe(tree.tables, tree.root.copy(), w, out, tree.rng, rec, 0, 0, 0)
 
 
 #: Builds a searcher for a game (the kernels' registry entries).
