@@ -37,6 +37,7 @@ KERNELS: dict[str, str] = {
     "brique": "engine.kernels.brique:BriqueCodec",
     "bricka": "engine.kernels.bricka:BrickaCodec",
     "flicker": "engine.kernels.flicker:FlickerCodec",
+    "trisq": "engine.kernels.trisq:TrisqCodec",
 }
 
 #: Set to "0" or "off" to disable the kernels (every search then uses the Python MCTS).
