@@ -30,6 +30,7 @@ This is the baseline and fallback searcher of issue 8 (the compiled kernels of
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import math
 import random
@@ -436,7 +437,8 @@ class MctsPlayer(Player):
         if level is not None and level not in LEVELS:
             raise ValueError(f"level {level} is out of range 1..{max(LEVELS)}")
         self.level = level
-        #: Accepted for kernels; the Python search runs on one thread (the GIL).
+        #: Threads a compiled kernel searches on (independent trees, root statistics
+        #: summed); the Python search runs on one thread whatever this says (the GIL).
         self.threads = max(1, threads)
         self.options = options
         self.mcts = Mcts(**options)
@@ -448,11 +450,12 @@ class MctsPlayer(Player):
     def limit_for(self, limit: Limit) -> Limit:
         """The limit actually searched: the level's playouts when no time or playouts are
         given; an explicit level also caps the playouts under a time limit."""
+        limit = dataclasses.replace(limit, threads=self.threads)
         if limit.playouts is not None:
             return limit
         if limit.time is None or self.level is not None:
             playouts = LEVELS[self.level or DEFAULT_LEVEL]
-            return Limit(limit.time, playouts, limit.stop)
+            return dataclasses.replace(limit, playouts=playouts)
         return limit
 
     def searcher(self, game: Game[Any], wait: bool = False) -> Searcher:
@@ -480,7 +483,7 @@ class MctsPlayer(Player):
         searcher = self.searcher(game, wait)
         if limit.time is not None and kernel_loading():
             # another thread holds the GIL in long stretches: the clock is seen late
-            limit = Limit(loading_time(limit.time), limit.playouts, limit.stop)
+            limit = dataclasses.replace(limit, time=loading_time(limit.time))
         result = searcher.search(game, limit, self.rng, progress, interval)
         self.last = result
         return result

@@ -20,13 +20,15 @@ def _never() -> bool:
 
 @dataclasses.dataclass(frozen=True)
 class Limit:
-    """How much a player may think: seconds and/or playouts (``None`` means no bound), and
-    a ``stop`` callback that a search polls between slices (the protocol sets it so that an
-    interrupt or the next command ends the search early)."""
+    """How much a player may think: seconds and/or playouts (``None`` means no bound), a
+    ``stop`` callback that a search polls between slices (the protocol sets it so that an
+    interrupt or the next command ends the search early), and how many threads it may
+    search on (a playout budget is shared among them)."""
 
     time: float | None = None
     playouts: int | None = None
     stop: Callable[[], bool] = _never
+    threads: int = 1
 
 
 class Player(abc.ABC):

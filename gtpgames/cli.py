@@ -49,7 +49,8 @@ def gtp(
     ] = None,
     threads: Annotated[
         int,
-        typer.Option(help="Search threads: accepted; every search runs on one thread for now."),
+        typer.Option(help="Search threads of the compiled kernels (independent trees whose "
+                    "root statistics add up); the Python search uses one."),
     ] = 1,
     seed: Annotated[int | None, typer.Option(help="Seed of the player's RNG.")] = None,
     notation: Annotated[

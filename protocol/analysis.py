@@ -113,7 +113,7 @@ class Analysis:
                 self.engine.stream(info_line(game, result, notation))
 
         result = player.searcher(game).search(
-            game, Limit(None, playouts, stop), player.rng, report, interval
+            game, Limit(None, playouts, stop, player.threads), player.rng, report, interval
         )
         report(result)
         if playouts is None:

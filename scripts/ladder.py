@@ -5,7 +5,8 @@ Usage: python -m scripts.ladder [--games G,...] [--match A-B ...] [-n GAMES]
 
 A player spec is ``random``, ``mcts`` (the player of ``gtpgames gtp``: a compiled kernel when
 there is one, else the Python MCTS), or ``py`` (always the Python MCTS), with options after
-slashes: ``py/solver=0``, ``py/decisive=1``, ``py/reuse=0``, ``py/exploration=1.2``, and
+slashes: ``py/solver=0``, ``py/decisive=1``, ``py/reuse=0``, ``py/exploration=1.2``,
+``mcts/threads=2`` (the kernel on two threads), and
 ``py/policy=1`` (playouts with the game's policy ``Game.playout``, e.g. Brax's captures first,
 instead of uniform ``Game.random_playout``). The
 default matches are mcts vs random, mcts vs py (meaningful once kernels exist) and each
@@ -44,7 +45,8 @@ def make(spec: str, seed: int) -> Player:
     for item in settings:
         key, _, value = item.partition("=")
         options[key] = float(value) if key == "exploration" else (
-            int(value) if key == "widen_threshold" else value not in ("0", "off", "false")
+            int(value) if key in ("widen_threshold", "threads")
+            else value not in ("0", "off", "false")
         )
     if name not in ("mcts", "py"):
         raise SystemExit(f"unknown player {spec!r}")

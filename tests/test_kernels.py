@@ -121,6 +121,10 @@ CASES = [
     ("flicker", {"size": 4, "pie": False}),
     ("flicker", {"size": 5}),
     ("flicker", {"size": 11}),
+    ("brax", {}),
+    ("brax", {"first": "blue"}),
+    ("brax", {"repetition": False}),
+    ("brax", {"nocapture": False}),
 ]
 
 
@@ -235,6 +239,22 @@ def test_search_result_is_consistent(brique_kernel: Any) -> None:
         for move in stat.pv:
             assert line.is_legal(move)
             line.play(move)
+
+
+def test_threads_share_the_budget_and_add_up_their_statistics(brique_kernel: Any) -> None:
+    game = random_position(random.Random(5), 6, True, 3)
+    limit = Limit(playouts=3001, threads=3)
+    result = brique_kernel.search(game, limit, random.Random(7))
+    again = brique_kernel.search(game, limit, random.Random(7))
+    single = brique_kernel.search(game, Limit(playouts=3001), random.Random(7))
+    assert result.iterations == 3001 and sum(s.visits for s in result.stats) == 3001
+    assert result.stats == again.stats  # independent trees: reproducible from the seed
+    assert result.stats != single.stats
+    assert {s.move for s in result.stats} == set(game.legal_moves())
+    assert [s.visits for s in result.stats] == sorted((s.visits for s in result.stats),
+                                                      reverse=True)
+    timed = brique_kernel.search(game, Limit(time=0.3, threads=2), random.Random(7))
+    assert timed.iterations > 0 and sum(s.visits for s in timed.stats) == timed.iterations
 
 
 def test_search_stops_when_asked(brique_kernel: Any) -> None:

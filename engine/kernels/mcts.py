@@ -29,6 +29,7 @@ import math
 import random
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -512,80 +513,118 @@ class KernelSearcher:
         progress: Progress | None = None,
         interval: float = 0.5,
     ) -> SearchResult:
+        """Search ``game`` within ``limit``. With ``limit.threads`` > 1, as many independent
+        trees search at once, one per thread (root parallelisation: the kernels release
+        the GIL), a playout budget is shared among them, and the result adds up their root
+        statistics."""
         start = time.perf_counter()
         budget = limit.playouts
-        seed = rng.getrandbits(63)
+        if budget is None and limit.time is None:
+            budget = 1000
+        threads = max(1, limit.threads)
+        seeds = [rng.getrandbits(63) for _ in range(threads)]
+        shares: list[int | None] = [
+            None if budget is None else budget // threads + (i < budget % threads)
+            for i in range(threads)
+        ]
         old = self._last
         node = -1 if old is None else old.find(game)
         if old is not None and node >= 0:
             # Keep the subtree of the new position: copied into a tree of its own.
-            tree = Tree(self.codec, game, self.settings, seed,
-                        None if budget is None else budget + old.used // old.most + 1)
-            compact(old.tree, node, tree.tree)
+            share = shares[0]
+            first = Tree(self.codec, game, self.settings, seeds[0],
+                         None if share is None else share + old.used // old.most + 1)
+            compact(old.tree, node, first.tree)
         else:
-            tree = Tree(self.codec, game, self.settings, seed, budget)
-        self._last = tree if self.settings.reuse else None
+            first = Tree(self.codec, game, self.settings, seeds[0], shares[0])
+        trees = [first] + [
+            Tree(self.codec, game, self.settings, seed, share)
+            for seed, share in zip(seeds[1:], shares[1:], strict=True)
+        ]
+        self._last = first if self.settings.reuse else None
         base = self.settings.expand_visits
-        tree.params[P_EXPAND] = base
-        if budget is not None:  # expand later if the budget would fill the tree
-            tree.params[P_EXPAND] = max(base, math.ceil(budget * tree.most / max(tree.room, 1)))
-        done = tree.iterations
+        for tree, share in zip(trees, shares, strict=True):
+            tree.params[P_EXPAND] = base
+            if share is not None:  # expand later if the budget would fill the tree
+                tree.params[P_EXPAND] = max(base, math.ceil(share * tree.most / max(tree.room, 1)))
+        done = [tree.iterations for tree in trees]
         # Stop a little early: the result (statistics and lines) takes a few milliseconds.
         deadline = None if limit.time is None else start + limit.time - min(
             0.01, 0.05 * limit.time
         )
-        if budget is None and deadline is None:
-            budget = 1000
         size = 64
         next_report = start + interval
-        while tree.root_proof == 0:
-            if budget is not None and tree.iterations - done >= budget:
-                break
-            if limit.stop():
-                break
-            now = time.perf_counter()
-            if deadline is not None and now >= deadline:
-                break
-            n = size if budget is None else min(size, budget - (tree.iterations - done))
-            t0 = time.perf_counter()
-            tree.run(n)
-            took = time.perf_counter() - t0
-            # Aim each slice at slice_seconds, and never past the deadline.
-            rate = n / max(took, 1e-6)
-            size = max(16, min(int(rate * self.slice_seconds), 1 << 20))
-            if deadline is not None:
-                left = deadline - time.perf_counter()
-                size = max(1, min(size, int(rate * left * 0.9)))
-                # Expand leaves later when the tree would fill up before the deadline.
-                nodes = rate * left * tree.most
-                tree.params[P_EXPAND] = max(base, math.ceil(nodes / max(tree.room, 1)))
-            if progress is not None and time.perf_counter() >= next_report:
-                progress(self._result(game, tree, time.perf_counter() - start, done))
-                next_report = time.perf_counter() + interval
-        return self._result(game, tree, time.perf_counter() - start, done)
+        pool = ThreadPoolExecutor(threads - 1) if threads > 1 else None
+        try:
+            while not any(tree.root_proof for tree in trees):
+                left = [
+                    size if share is None else min(size, share - (tree.iterations - d))
+                    for tree, share, d in zip(trees, shares, done, strict=True)
+                ]
+                if max(left) <= 0 or limit.stop():
+                    break
+                if deadline is not None and time.perf_counter() >= deadline:
+                    break
+                t0 = time.perf_counter()
+                if pool is None:
+                    first.run(left[0])
+                else:
+                    others = [
+                        pool.submit(tree.run, n)
+                        for tree, n in zip(trees[1:], left[1:], strict=True)
+                    ]
+                    first.run(left[0])
+                    for future in others:
+                        future.result()
+                took = time.perf_counter() - t0
+                # Aim each slice at slice_seconds, and never past the deadline.
+                rate = max(left) / max(took, 1e-6)
+                size = max(16, min(int(rate * self.slice_seconds), 1 << 20))
+                if deadline is not None:
+                    remaining = deadline - time.perf_counter()
+                    size = max(1, min(size, int(rate * remaining * 0.9)))
+                    # Expand leaves later when a tree would fill up before the deadline.
+                    for tree in trees:
+                        nodes = rate * remaining * tree.most
+                        tree.params[P_EXPAND] = max(base, math.ceil(nodes / max(tree.room, 1)))
+                if progress is not None and time.perf_counter() >= next_report:
+                    progress(self._result(game, trees, time.perf_counter() - start, done))
+                    next_report = time.perf_counter() + interval
+        finally:
+            if pool is not None:
+                pool.shutdown()
+        return self._result(game, trees, time.perf_counter() - start, done)
 
-    def _result(self, game: Game[Any], tree: Tree, seconds: float, done: int) -> SearchResult:
-        visits, wins, _amv, _amw, _mv, first, count, proof, _meta = tree.tree
-        f = int(first[tree.top])
-        k = int(count[tree.top])
-        iterations = tree.iterations - done
-        if f < 0 or k == 0:
+    def _result(
+        self, game: Game[Any], trees: list[Tree], seconds: float, done: list[int]
+    ) -> SearchResult:
+        iterations = sum(tree.iterations - d for tree, d in zip(trees, done, strict=True))
+        # The root moves by move code, summed over the trees: [visits, wins, proof, the tree
+        # and node with the most visits (its lines are shown)].
+        merged: dict[int, list[Any]] = {}
+        for tree in trees:
+            visits, wins, _a, _b, mv, first, count, proof, _meta = tree.tree
+            f = int(first[tree.top])
+            for c in range(f, f + int(count[tree.top])) if f >= 0 else ():
+                entry = merged.setdefault(int(mv[c]), [0, 0.0, 0, tree, c])
+                entry[0] += int(visits[c])
+                entry[1] += float(wins[c])
+                entry[2] = entry[2] or int(proof[c])
+                if visits[c] > entry[3].tree[0][entry[4]]:
+                    entry[3], entry[4] = tree, c
+        if not merged:
             move = game.legal_moves()[0]
             stat = MoveStat(move, 0, 0.5, None, (move,))
             return SearchResult(move, (stat,), iterations, seconds, None)
-        children = list(range(f, f + k))
 
-        def rank(c: int) -> tuple[int, int, float]:
-            p = int(proof[c])
-            return (p, int(visits[c]), float(wins[c]) / max(int(visits[c]), 1))
+        def rank(entry: list[Any]) -> tuple[int, int, float]:
+            return (entry[2], entry[0], entry[1] / max(entry[0], 1))
 
-        children.sort(key=rank, reverse=True)
         stats = []
         seen = set()
-        for rank_of, c in enumerate(children):
-            v = int(visits[c])
-            p = int(proof[c])
-            winrate = 1.0 if p == 1 else 0.0 if p == -1 else (float(wins[c]) / v if v else 0.5)
+        for rank_of, (v, w, p, tree, c) in enumerate(sorted(merged.values(), key=rank,
+                                                            reverse=True)):
+            winrate = 1.0 if p == 1 else 0.0 if p == -1 else (w / v if v else 0.5)
             # Full lines for the best moves; the others start the line only (it is costly).
             if rank_of < self.lines:
                 pv = self._pv(game, tree, c)
@@ -595,7 +634,8 @@ class KernelSearcher:
                 continue
             seen.add(pv[0])
             stats.append(MoveStat(pv[0], v, winrate, _PROOF_OF_CHILD.get(p), pv))
-        root = _PROOF_OF_ROOT.get(tree.root_proof)
+        proofs = [tree.root_proof for tree in trees if tree.root_proof]
+        root = _PROOF_OF_ROOT.get(proofs[0]) if proofs else None
         return SearchResult(stats[0].move, tuple(stats), iterations, seconds, root)
 
     def _pv(self, game: Game[Any], tree: Tree, child: int, most: int = 12) -> tuple[Any, ...]:
