@@ -1,12 +1,13 @@
 """Search speed and memory per game at the default options: the Python MCTS (engine/mcts.py)
 and, side by side in the same run, the compiled kernel when engine.kernels has one.
 
-Usage: python -m scripts.bench_search [GAME ...] [--seconds S] [--moves K]
+Usage: python -m scripts.bench_search [GAME ...] [--seconds S] [--moves K] [--threads N]
 
 For each game, K random opening moves are played (seeded) and the position is searched for S
-seconds: iterations per second. Peak memory is measured in a second, traced search of the same
-number of iterations (tracemalloc: Python and numpy allocations; tracing slows the search, so
-it is not timed).
+seconds: iterations per second. With ``--threads N`` (N > 1) the kernel is also measured on N
+threads (root parallelisation, docs/bot.md), in the same run. Peak memory is measured in a
+second, traced search of the same number of iterations (tracemalloc: Python and numpy
+allocations; tracing slows the search, so it is not timed).
 """
 
 from __future__ import annotations
@@ -38,12 +39,15 @@ def kernel_for(game: Game[Any], wait: float) -> Searcher | None:
         time.sleep(0.2)
 
 
-def measure(searcher: Searcher, game: Game[Any], seconds: float) -> tuple[float, int, float]:
+def measure(
+    searcher: Searcher, game: Game[Any], seconds: float, threads: int = 1
+) -> tuple[float, int, float]:
     """(iterations/s, iterations, peak MiB of a traced search of as many iterations)."""
-    result = searcher.search(game, Limit(time=seconds), random.Random(1))
+    result = searcher.search(game, Limit(time=seconds, threads=threads), random.Random(1))
     rate = result.iterations / max(result.seconds, 1e-9)
     tracemalloc.start()
-    searcher.search(game, Limit(playouts=max(result.iterations, 1)), random.Random(1))
+    searcher.search(game, Limit(playouts=max(result.iterations, 1), threads=threads),
+                    random.Random(1))
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     return rate, result.iterations, peak / 2**20
@@ -54,6 +58,8 @@ def main() -> None:
     parser.add_argument("games", nargs="*")
     parser.add_argument("--seconds", type=float, default=2.0)
     parser.add_argument("--moves", type=int, default=4, help="random opening moves")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="also measure the kernel on this many threads")
     parser.add_argument("--wait", type=float, default=120.0,
                         help="seconds to wait for a kernel to compile or load")
     args = parser.parse_args()
@@ -63,12 +69,14 @@ def main() -> None:
         rng = random.Random(7)
         for _ in range(args.moves):
             game.play(game.random_move(rng))
-        rows: list[tuple[str, Searcher]] = [("python", Mcts(reuse=False))]
+        rows: list[tuple[str, Searcher, int]] = [("python", Mcts(reuse=False), 1)]
         kernel = kernel_for(game, args.wait)
         if kernel is not None:
-            rows.append(("kernel", kernel))
-        for label, searcher in rows:
-            rate, iterations, peak = measure(searcher, game, args.seconds)
+            rows.append(("kernel", kernel, 1))
+            if args.threads > 1:
+                rows.append((f"kernel*{args.threads}", kernel, args.threads))
+        for label, searcher, threads in rows:
+            rate, iterations, peak = measure(searcher, game, args.seconds, threads)
             print(f"{name:8} {label:8} {rate:10.0f} {iterations:8d} {peak:9.1f}", flush=True)
         if kernel is None:
             print(f"{name:8} {'kernel':8} {'(none)':>10}", flush=True)
