@@ -49,7 +49,8 @@ def gtp(
     ] = None,
     threads: Annotated[
         int,
-        typer.Option(help="Search threads of the compiled kernels (independent trees whose "
+        typer.Option(min=1, max=64,
+                     help="Search threads of the compiled kernels (independent trees whose "
                     "root statistics add up); the Python search uses one."),
     ] = 1,
     seed: Annotated[int | None, typer.Option(help="Seed of the player's RNG.")] = None,

@@ -4,9 +4,9 @@ UGI is UCI generalised to any two-player sequential game, plus ``query``. The co
 
 * ``ugi`` -> ``id name``, ``id author``, one ``option`` line per game option and engine
   option, ``ugiok``; ``isready`` -> ``readyok`` (at any time, also during a search);
-* ``uginewgame``; ``setoption name X value Y`` (a game option starts a new game; options the
-  engine does not know, such as cutegames' default hash or threads, are ignored with a note on
-  stderr);
+* ``uginewgame``; ``setoption name X value Y`` (a game option starts a new game; ``threads``
+  sets the mcts player's search threads; options the engine does not know, such as cutegames'
+  default hash, are ignored with a note on stderr);
 * ``position startpos [moves ...]`` and ``position fen <position string> [moves ...]`` (the
   string of :meth:`engine.core.Game.position_string`; docs/ugi.md);
 * ``go`` with ``p1time p2time p1inc p2inc`` (ms), ``movetime`` (ms), ``nodes`` (playouts),
@@ -48,6 +48,10 @@ PLAYOUTS_PER_PLY = 1000
 DEFAULT_SECONDS = 1.0
 #: ``go infinite``: a playout bound no search reaches before ``stop``.
 UNBOUNDED = 10**12
+
+
+#: The most search threads the ``threads`` option accepts.
+MAX_THREADS = 64
 
 
 class UgiError(Exception):
@@ -150,6 +154,11 @@ class UgiEngine:
 
             names = " ".join(f"var {name}" for name in PLAYERS)
             self.send(f"option name player type combo default {self.player.name} {names}")
+        if hasattr(self.player, "threads"):
+            self.send(
+                f"option name threads type spin default {self.player.threads} min 1 "
+                f"max {MAX_THREADS}"
+            )
         self.send("ugiok")
 
     def _uginewgame(self, args: list[str]) -> None:
@@ -172,7 +181,15 @@ class UgiEngine:
             self.notation = check_notation(value)
             return
         if name == "player" and self._make_player is not None:
+            threads = getattr(self.player, "threads", None)
             self.player = self._make_player(value)
+            if threads is not None and hasattr(self.player, "threads"):
+                self.player.threads = threads
+            return
+        if name == "threads" and hasattr(self.player, "threads"):
+            if not value.isdigit() or not 1 <= int(value) <= MAX_THREADS:
+                raise UgiError(f"setoption: threads must be 1..{MAX_THREADS}, got {value!r}")
+            self.player.threads = int(value)
             return
         if all(spec.name != name for spec in self.cls.OPTIONS):
             self.note(f"ignoring unknown option {name!r}")

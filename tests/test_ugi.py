@@ -266,6 +266,22 @@ def test_setoption_starts_a_new_game_with_the_option() -> None:
     assert t.engine.game.position_string() == "5/5/5/5/5 b -"
 
 
+def test_threads_option_reaches_the_search() -> None:
+    from engine.mcts import MctsPlayer
+
+    player = MctsPlayer(random.Random(1), level=1)
+    t = Transcript("brique", {"size": 5}, player=player)
+    assert "option name threads type spin default 1 min 1 max 64" in t.send("ugi")
+    assert t.send("setoption name threads value 2") == []
+    assert player.threads == 2 and player.limit_for(Limit()).threads == 2
+    for bad in ("0", "65", "two", ""):
+        lines = t.send(f"setoption name threads value {bad}")
+        assert lines == [f"info string error: setoption: threads must be 1..64, got {bad!r}"]
+        assert player.threads == 2
+    assert t.send("go movetime 50")[-1].startswith("bestmove ")
+    assert "option name threads" not in " ".join(Transcript("brique").send("ugi"))
+
+
 def test_gtp_notation_skips_i() -> None:
     t = Transcript("brique", notation="gtp")
     t.send("position startpos moves j1")
