@@ -38,6 +38,7 @@ KERNELS: dict[str, str] = {
     "bricka": "engine.kernels.bricka:BrickaCodec",
     "flicker": "engine.kernels.flicker:FlickerCodec",
     "trisq": "engine.kernels.trisq:TrisqCodec",
+    "brax": "engine.kernels.brax:BraxCodec",
 }
 
 #: Set to "0" or "off" to disable the kernels (every search then uses the Python MCTS).
