@@ -74,6 +74,8 @@ class BraxTables(NamedTuple):
     nocapture: int
     capture_rate: float
     samples: int
+    #: a playout stops unfinished after this many plies (:data:`MAX_PLIES`)
+    max_plies: int
     #: step[p, d]: the neighbour of p in direction d, -1 off the board
     step: np.ndarray[Any, np.dtype[np.int64]]
     #: mid[p, k], end[p, k]: the middle point (-1 for a one-step path) and the end point
@@ -146,7 +148,7 @@ def tables_for(repetition: bool, nocapture: bool) -> BraxTables:
             [[rng.getrandbits(63) for _ in range(POINTS)] for _ in range(3)], dtype=I64
         )
         _TABLES[key] = BraxTables(
-            int(repetition), int(nocapture), CAPTURE_RATE, SAMPLES,
+            int(repetition), int(nocapture), CAPTURE_RATE, SAMPLES, MAX_PLIES,
             step, mid, end, pcol, padded(ends), padded(mids), zob,
         )
     return _TABLES[key]
@@ -468,7 +470,7 @@ def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
     caps = w[width: 2 * width]
     picks = w[2 * width: 3 * width]
     count = 0
-    while s[RESULT] < 0 and count < MAX_PLIES:
+    while s[RESULT] < 0 and count < t.max_plies:
         me = s[TO_MOVE]
         n = _plain(t, s, out, caps)
         if n == 0:  # X12 (cannot happen with two players: see _play)
