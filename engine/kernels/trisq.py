@@ -36,6 +36,11 @@ A playout started in the middle of a turn first finishes that turn the same way 
 with probability SINGLE_PROBABILITY if the first step is legal alone). Connections are
 tracked with a union-find over the slots, with the player's edge bits on the roots. Every
 placement is recorded for AMAF with its player (``DONE`` is not).
+
+Playout knowledge (level 1): when an enemy piece of the last turn is edge-adjacent to two of
+the mover's pieces in different chains, and those two pieces have another open common
+edge-adjacent slot, the mover's turn starts there (the second placement drawn as above), as a
+Hex playout saves a bridge.
 """
 
 from __future__ import annotations
@@ -338,6 +343,39 @@ def _put(t: Any, s: Any, free: Any, pos: Any, nfree: int, mover: int, slot: int)
 
 
 @inline
+def _answer(t: Any, s: Any, parent: Any, mover: int, c: int) -> int:
+    """Playout knowledge: after an enemy piece on ``c``, an open slot edge-adjacent to two
+    mover's pieces in different chains that were both edge-adjacent to ``c`` (the other
+    common neighbour of a pair the enemy piece cut in), or -1."""
+    for i in range(EDGE_WIDTH):
+        x = t.edge[c, i]
+        if x < 0:
+            break
+        if s[x] != mover:
+            continue
+        rx = _find(parent, x)
+        for j in range(i + 1, EDGE_WIDTH):
+            y = t.edge[c, j]
+            if y < 0:
+                break
+            if s[y] != mover or _find(parent, y) == rx:
+                continue
+            for k in range(EDGE_WIDTH):
+                a = t.edge[x, k]
+                if a < 0:
+                    break
+                if a == c or not _open(t, s, a):
+                    continue
+                for m in range(EDGE_WIDTH):
+                    e = t.edge[y, m]
+                    if e < 0:
+                        break
+                    if e == a:
+                        return int(a)
+    return -1
+
+
+@inline
 def _second(t: Any, s: Any, free: Any, nfree: int, rng: Any, mover: int, p: int) -> int:
     """A second step after ``p`` (already on the board, legal as a first step): DONE (t.slots)
     or a slot q completing a legal turn, drawn as the playout draws turns."""
@@ -443,31 +481,47 @@ def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
         q = _second(t, s, free, nfree, rng, mover, p)
         if q == count:
             q = -1
+    last_p = -1
+    last_q = -1
     while True:
         if p < 0:
             first = s[b + TURNS] == 0
-            p, q = _sample(t, s, free, nfree, rng, mover, first)
-            if p < 0:
-                # Fallback: a uniform first step, then a uniform second step or DONE.
-                k = r_legal(t, s, out)
-                if k == 0:
-                    break  # no legal turn: never happens (T10)
-                p = out[rand_below(rng, k)]
-                q = -1
-                if not first:
-                    k = 0
-                    if _defect(t, s, mover, p) < 0:
-                        out[0] = count
-                        k = 1
-                    for j in range(nfree):
-                        y = free[j]
-                        if y != p and _pair_ok(t, s, mover, p, y):
-                            out[k] = y
-                            k += 1
-                    q = out[rand_below(rng, k)]
-                    if q == count:
-                        q = -1
-            nfree = _put(t, s, free, pos, nfree, mover, p)
+            if knowledge > 0 and last_p >= 0:
+                p = _answer(t, s, parent, mover, last_p)
+                if p < 0 and last_q >= 0:
+                    p = _answer(t, s, parent, mover, last_q)
+                if p >= 0:
+                    d = _defect(t, s, mover, p)
+                    if d >= 0 and not _starts(t, s, mover, p, d):
+                        p = -1
+            if p >= 0:  # the answer, then a second step as the playout draws them
+                nfree = _put(t, s, free, pos, nfree, mover, p)
+                q = _second(t, s, free, nfree, rng, mover, p)
+                if q == count:
+                    q = -1
+            else:
+                p, q = _sample(t, s, free, nfree, rng, mover, first)
+                if p < 0:
+                    # Fallback: a uniform first step, then a uniform second step or DONE.
+                    k = r_legal(t, s, out)
+                    if k == 0:
+                        break  # no legal turn: never happens (T10)
+                    p = out[rand_below(rng, k)]
+                    q = -1
+                    if not first:
+                        k = 0
+                        if _defect(t, s, mover, p) < 0:
+                            out[0] = count
+                            k = 1
+                        for j in range(nfree):
+                            y = free[j]
+                            if y != p and _pair_ok(t, s, mover, p, y):
+                                out[k] = y
+                                k += 1
+                        q = out[rand_below(rng, k)]
+                        if q == count:
+                            q = -1
+                nfree = _put(t, s, free, pos, nfree, mover, p)
             rec[1 + 2 * n] = p
             rec[2 + 2 * n] = mover
             n += 1
@@ -487,6 +541,8 @@ def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
             rec[0] = n
             return int(mover)
         mover = 1 - mover
+        last_p = p
+        last_q = q
         p = -1
     rec[0] = n
     return 2
