@@ -173,6 +173,31 @@ def test_playouts_replay_through_play_text(kernel: Any, size: int, knowledge: in
         assert codec.meaning(replay, arrays.state) == codec.meaning(replay, codec.state(replay))
 
 
+def test_the_playout_fallback_draws_legal_turns(kernel: Any) -> None:
+    """The turn a playout draws after too many rejections (rare in playouts) is legal."""
+    from engine.kernels.rt import new_rng
+    from engine.kernels.trisq import _fallback
+
+    rng = random.Random(5)
+    generator = new_rng(5)
+    for size, turns in ((4, 0), (4, 9), (5, 20), (8, 3)):
+        game = Trisq(size=size)
+        for _ in range(turns):
+            game.play(game.random_move(rng))
+        arrays = Arrays(kernel.codec, game)
+        s, count = arrays.state, arrays.tables.slots
+        free = np.array([x for x in range(count) if s[x] == -1 and s[count + (x >> 3)] in (
+            -1, (x >> 2) & 1)], dtype=np.int32)
+        drawn = set()
+        for _ in range(30):
+            p, q = _fallback(arrays.tables, s, free, len(free), generator, game.to_move,
+                             not game.history, arrays.out)
+            move = (p,) if q < 0 else (min(p, q), max(p, q))
+            assert game.is_legal(move)
+            drawn.add(move)
+        assert len(drawn) > 1
+
+
 # --------------------------------------------------------------------------- search
 
 

@@ -51,7 +51,7 @@ import numpy as np
 
 from engine.core import Game
 from engine.kernels.mcts import Codec
-from engine.kernels.rt import inline, r_legal, rand_below, rand_unit, register
+from engine.kernels.rt import inline, jit, r_legal, rand_below, rand_unit, register
 from engine.trisq import GOALS, SAMPLE_ATTEMPTS, SINGLE_PROBABILITY, Trisq, TrisqMove
 from engine.trisq_geometry import BOTTOM, LEFT, RIGHT, TOP, geometry
 
@@ -376,7 +376,24 @@ def _answer(t: Any, s: Any, parent: Any, mover: int, c: int) -> int:
 
 
 @inline
-def _second(t: Any, s: Any, free: Any, nfree: int, rng: Any, mover: int, p: int) -> int:
+def _fixers(t: Any, s: Any, mover: int, p: int, d: int, buf: Any) -> int:
+    """The open slots bridging every unbridged contact of ``p`` (whose first one is contact
+    ``d``): written to ``buf``; return how many."""
+    k = 0
+    for j in range(BRIDGE_WIDTH):
+        y = t.bridge[p, d, j]
+        if y < 0:
+            break
+        if _open(t, s, y) and _covered(t, s, mover, p, y):
+            buf[k] = y
+            k += 1
+    return k
+
+
+@inline
+def _second(
+    t: Any, s: Any, free: Any, nfree: int, rng: Any, mover: int, p: int, buf: Any
+) -> int:
     """A second step after ``p`` (already on the board, legal as a first step): DONE (t.slots)
     or a slot q completing a legal turn, drawn as the playout draws turns."""
     d = _defect(t, s, mover, p)
@@ -388,26 +405,18 @@ def _second(t: Any, s: Any, free: Any, nfree: int, rng: Any, mover: int, p: int)
             if _covered(t, s, mover, q, -1):
                 return int(q)
         return int(t.slots)
-    found = 0
-    for j in range(BRIDGE_WIDTH):
-        q = t.bridge[p, d, j]
-        if q < 0:
-            break
-        if _open(t, s, q) and _covered(t, s, mover, p, q) and _covered(t, s, mover, q, -1):
-            found += 1
-    pick = rand_below(rng, found)
-    for j in range(BRIDGE_WIDTH):
-        q = t.bridge[p, d, j]
-        if _open(t, s, q) and _covered(t, s, mover, p, q) and _covered(t, s, mover, q, -1):
-            if pick == 0:
-                return int(q)
-            pick -= 1
-    return -1  # not reached: p began a legal turn
+    found = _fixers(t, s, mover, p, d, buf)
+    k = 0
+    for j in range(found):
+        if _covered(t, s, mover, buf[j], -1):
+            buf[k] = buf[j]
+            k += 1
+    return int(buf[rand_below(rng, k)])  # k > 0: p began a legal turn
 
 
 @inline
 def _sample(
-    t: Any, s: Any, free: Any, nfree: int, rng: Any, mover: int, first: bool
+    t: Any, s: Any, free: Any, nfree: int, rng: Any, mover: int, first: bool, buf: Any
 ) -> tuple[int, int]:
     """A turn (p, q), q = -1 for a single placement, drawn as
     :meth:`engine.trisq.Trisq.random_move` draws it; (-1, -1) after SAMPLE_ATTEMPTS
@@ -426,27 +435,53 @@ def _sample(
             while q == p:
                 q = free[rand_below(rng, nfree)]
         else:
-            found = 0
-            for j in range(BRIDGE_WIDTH):
-                y = t.bridge[p, d, j]
-                if y < 0:
-                    break
-                if _open(t, s, y) and _covered(t, s, mover, p, y):
-                    found += 1
+            found = _fixers(t, s, mover, p, d, buf)
             if found == 0:
                 continue
-            pick = rand_below(rng, found)
-            q = -1
-            for j in range(BRIDGE_WIDTH):
-                y = t.bridge[p, d, j]
-                if _open(t, s, y) and _covered(t, s, mover, p, y):
-                    if pick == 0:
-                        q = y
-                        break
-                    pick -= 1
+            q = buf[rand_below(rng, found)]
         if _pair_ok(t, s, mover, p, q):
             return int(p), int(q)
     return -1, -1
+
+
+@jit
+def _fallback(
+    t: Any, s: Any, free: Any, nfree: int, rng: Any, mover: int, first: bool, out: Any
+) -> tuple[int, int]:
+    """A turn after SAMPLE_ATTEMPTS rejections: a uniform legal first step, then a uniform
+    second step or DONE; (-1, -1) if there is no legal turn (never: T10). Compiled apart
+    from the playout (rarely run)."""
+    k = r_legal(t, s, out)
+    if k == 0:
+        return -1, -1
+    p = out[rand_below(rng, k)]
+    if first:
+        return int(p), -1
+    k = 0
+    if _defect(t, s, mover, p) < 0:
+        out[0] = t.slots
+        k = 1
+    for j in range(nfree):
+        y = free[j]
+        if y != p and _pair_ok(t, s, mover, p, y):
+            out[k] = y
+            k += 1
+    q = out[rand_below(rng, k)]
+    return int(p), (-1 if q == t.slots else int(q))
+
+
+@jit
+def _answer_start(t: Any, s: Any, parent: Any, mover: int, last_p: int, last_q: int) -> int:
+    """The knowledge's first step after the enemy turn {last_p, last_q} (see :func:`_answer`)
+    if it begins a legal turn, else -1. Compiled apart from the playout."""
+    p = _answer(t, s, parent, mover, last_p)
+    if p < 0 and last_q >= 0:
+        p = _answer(t, s, parent, mover, last_q)
+    if p >= 0:
+        d = _defect(t, s, mover, p)
+        if d >= 0 and not _starts(t, s, mover, p, d):
+            return -1
+    return p
 
 
 def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
@@ -475,56 +510,32 @@ def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
             nfree += 1
     mover = s[b + TO_MOVE]
     n = 0
-    p = s[b + PENDING]
-    q = -1
-    if p >= 0:
-        q = _second(t, s, free, nfree, rng, mover, p)
-        if q == count:
-            q = -1
+    p = s[b + PENDING]  # a first step taken before the playout (not recorded here)
+    second = p >= 0
     last_p = -1
     last_q = -1
     while True:
+        q = -1
         if p < 0:
-            first = s[b + TURNS] == 0
             if knowledge > 0 and last_p >= 0:
-                p = _answer(t, s, parent, mover, last_p)
-                if p < 0 and last_q >= 0:
-                    p = _answer(t, s, parent, mover, last_q)
-                if p >= 0:
-                    d = _defect(t, s, mover, p)
-                    if d >= 0 and not _starts(t, s, mover, p, d):
-                        p = -1
-            if p >= 0:  # the answer, then a second step as the playout draws them
-                nfree = _put(t, s, free, pos, nfree, mover, p)
-                q = _second(t, s, free, nfree, rng, mover, p)
-                if q == count:
-                    q = -1
-            else:
-                p, q = _sample(t, s, free, nfree, rng, mover, first)
+                p = _answer_start(t, s, parent, mover, last_p, last_q)
+                second = p >= 0
+            if p < 0:
+                first = s[b + TURNS] == 0
+                p, q = _sample(t, s, free, nfree, rng, mover, first, out)
                 if p < 0:
-                    # Fallback: a uniform first step, then a uniform second step or DONE.
-                    k = r_legal(t, s, out)
-                    if k == 0:
-                        break  # no legal turn: never happens (T10)
-                    p = out[rand_below(rng, k)]
-                    q = -1
-                    if not first:
-                        k = 0
-                        if _defect(t, s, mover, p) < 0:
-                            out[0] = count
-                            k = 1
-                        for j in range(nfree):
-                            y = free[j]
-                            if y != p and _pair_ok(t, s, mover, p, y):
-                                out[k] = y
-                                k += 1
-                        q = out[rand_below(rng, k)]
-                        if q == count:
-                            q = -1
-                nfree = _put(t, s, free, pos, nfree, mover, p)
+                    p, q = _fallback(t, s, free, nfree, rng, mover, first, out)
+                    if p < 0:
+                        break
+            nfree = _put(t, s, free, pos, nfree, mover, p)
             rec[1 + 2 * n] = p
             rec[2 + 2 * n] = mover
             n += 1
+        if second:  # the second step after a first one already placed
+            q = _second(t, s, free, nfree, rng, mover, p, out)
+            if q == count:
+                q = -1
+            second = False
         touched = _join(t, s, parent, bits, mover, p)
         if q >= 0:
             nfree = _put(t, s, free, pos, nfree, mover, q)
