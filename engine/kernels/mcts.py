@@ -629,7 +629,12 @@ class KernelSearcher:
             if rank_of < self.lines:
                 pv = self._pv(game, tree, c)
             else:
-                pv = (self._turn(game, tree, c, True)[0],)
+                # Beyond the best lines, a move of several steps is listed only when the
+                # tree holds all its steps (completing hundreds of them would take too long).
+                move = self._turn(game, tree, c, False)[0]
+                if move is None:
+                    continue
+                pv = (move,)
             if pv[0] in seen:  # a turn of two steps taken in the other order
                 continue
             seen.add(pv[0])
@@ -664,7 +669,9 @@ class KernelSearcher:
         f = int(first[node])
         if f < 0:
             return -1
-        best = max(range(f, f + int(count[node])), key=lambda c: (int(proof[c]), int(visits[c])))
+        end = f + int(count[node])
+        key = proof[f:end].astype(np.int64) * (1 << 40) + visits[f:end]
+        best = f + int(np.argmax(key))  # the first of equals, as max() would take
         return -1 if visits[best] == 0 and proof[best] == 0 else best
 
     def _turn(
