@@ -19,9 +19,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
-import numba
-import numpy as np
-from numba.extending import overload
+from engine.kernels import _configure
+
+# Set numba's cache directory before numba is imported, whichever kernel module is imported
+# first (else numba caches next to the sources, where edits to the rules go unnoticed).
+_configure()
+
+import numba  # noqa: E402
+import numpy as np  # noqa: E402
+from numba.extending import overload  # noqa: E402
 
 F = TypeVar("F", bound=Callable[..., Any])
 
