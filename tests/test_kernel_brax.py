@@ -15,12 +15,11 @@ import collections
 import random
 from typing import Any
 
-import numpy as np
 import pytest
 
 from engine.brax import Brax, BraxMove, victims
 from engine.players import Limit
-from tests.test_kernels import every_reply_loses, wins_within
+from tests.test_kernels import ProbeArrays, every_reply_loses, wins_within
 
 pytest.importorskip("numba")
 
@@ -33,27 +32,15 @@ def codec() -> Any:
     return kernels.load("brax").codec
 
 
-class Mirror:
+class Mirror(ProbeArrays):
     """A game and its arrays, played side by side and compared after every move."""
 
     def __init__(self, codec: Any, game: Brax) -> None:
-        self.codec = codec
+        super().__init__(codec, game)
         self.game = game
-        self.tables = codec.tables(game)
-        self.state = codec.state(game)
-        _codes, most, work = codec.sizes(game)
-        self.work = np.zeros(work, dtype=np.int32)
-        self.out = np.zeros(most, dtype=np.int32)
-        self.rec = np.zeros(2 * codec.plies(game) + 8, dtype=np.int32)
-        self.rng = np.ones(1, dtype=np.uint64)
 
     def probe(self, op: int, move: int = 0, knowledge: int = 0) -> int:
-        from engine.kernels.mcts import probe
-
-        result: int = probe(
-            self.tables, self.state, self.work, self.out, self.rng, self.rec, op, move, knowledge
-        )
-        return result
+        return self.run(self.state, op, move, knowledge)
 
     def codes(self) -> list[int]:
         k = self.probe(0)

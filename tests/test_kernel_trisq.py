@@ -19,7 +19,7 @@ import pytest
 
 from engine.players import Limit
 from engine.trisq import Trisq, TrisqMove
-from tests.test_kernels import every_reply_loses, wins_within
+from tests.test_kernels import ProbeArrays, every_reply_loses, wins_within
 
 pytest.importorskip("numba")
 
@@ -33,26 +33,14 @@ def kernel() -> Iterator[Any]:
     kernels.unload("trisq")
 
 
-class Arrays:
+class Arrays(ProbeArrays):
     """The array rules of one game's position, driven through ``mcts.probe``."""
 
     def __init__(self, codec: Any, game: Trisq) -> None:
-        self.codec = codec
-        self.tables = codec.tables(game)
-        self.state = codec.state(game)
-        codes, most, work = codec.sizes(game)
-        self.work = np.zeros(work, dtype=np.int32)
-        self.out = np.zeros(most, dtype=np.int32)
-        self.rec = np.zeros(2 * codec.plies(game) + 8, dtype=np.int32)
-        self.rng = np.ones(1, dtype=np.uint64)
-        self.done = codes - 1
+        super().__init__(codec, game)
+        self.done = codec.sizes(game)[0] - 1
 
-    def probe(self, state: Any, op: int, move: int = 0, knowledge: int = 0) -> int:
-        from engine.kernels.mcts import probe
-
-        result: int = probe(self.tables, state, self.work, self.out, self.rng, self.rec, op,
-                            move, knowledge)
-        return result
+    probe = ProbeArrays.run
 
     def legal(self, state: Any) -> list[int]:
         return [int(code) for code in self.out[: self.probe(state, 0)]]

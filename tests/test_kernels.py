@@ -201,6 +201,25 @@ def test_playouts_replay_through_play_text(
         assert codec.meaning(replay, state) == codec.meaning(replay, codec.state(replay))
 
 
+class ProbeArrays:
+    """The arrays that :func:`engine.kernels.mcts.probe` needs for one game's rules (its
+    tables, a state, and scratch space), built once; ``run`` applies one rule to a state."""
+
+    def __init__(self, codec: Any, game: Game[Any]) -> None:
+        self.codec = codec
+        self.tables = codec.tables(game)
+        self.state = codec.state(game)
+        _codes, most, work = codec.sizes(game)
+        self.work = np.zeros(work, dtype=np.int32)
+        self.out = np.zeros(most, dtype=np.int32)
+        self.rec = np.zeros(2 * codec.plies(game) + 8, dtype=np.int32)
+        self.rng = np.ones(1, dtype=np.uint64)
+
+    def run(self, state: Any, op: int, move: int = 0, knowledge: int = 0) -> int:
+        return probe(self.tables, state, self.work, self.out, self.rng, self.rec, op, move,
+                     knowledge)
+
+
 def kernels_codec(name: str) -> Any:
     from engine import kernels
 
