@@ -351,6 +351,46 @@ def test_capture_first_playouts(codec: Any) -> None:
     assert firsts.count("a1-a2-a3") > 75 and firsts.count("a1-a2") < 10
 
 
+@pytest.mark.parametrize(
+    ("red", "blue", "expected"),
+    [
+        ("a1 c1 e1 g1", "e9", 0),  # Red four pieces up: Red's win at least 1 / (1 + e^-3)
+        ("a1 i1", "a9 i9", 2),  # level and far apart: mostly drawn at the cutoff
+    ],
+)
+def test_material_playouts_stop_at_the_cutoff(
+    codec: Any, red: str, blue: str, expected: int
+) -> None:
+    from engine.kernels.brax import CUTOFF
+    from engine.kernels.rt import new_rng
+
+    game = Brax.from_position({"red": red, "blue": blue}, "red")
+    mirror = Mirror(codec, game)
+    mirror.rng = new_rng(7)
+    results = collections.Counter()
+    for _ in range(200):
+        mirror.state = codec.state(game)
+        result = mirror.probe(2, 0, 2)
+        results[result] += 1
+        plies = int(mirror.rec[0])
+        replay = game.copy()
+        for j in range(plies):
+            move = codec.move(replay, int(mirror.rec[1 + 2 * j]))
+            replay.play_text(replay.format_move(move))
+        outcome = replay.outcome()
+        if outcome is None:  # scored by material, after exactly CUTOFF plies
+            assert plies == CUTOFF and mirror.result() == -1
+        else:
+            assert plies <= CUTOFF
+            assert result == (2 if outcome.winner is None else outcome.winner)
+        assert codec.meaning(replay, mirror.state) == codec.meaning(replay, codec.state(replay))
+    assert results[expected] > 150, results
+    # uniform playouts from the same position run much longer than the cutoff
+    mirror.state = codec.state(game)
+    mirror.probe(2, 0, 0)
+    assert mirror.rec[0] > CUTOFF
+
+
 # ------------------------------------------------------------------------- search
 
 

@@ -30,11 +30,16 @@ move, X11), at knowledge 0 uniformly, at knowledge 1 by the capture-first policy
 then, as :meth:`engine.brax.Brax.random_playout` does, a call is tried with probability 1/2
 when the mover did not call on its last turn, and made if it is allowed. With ``nocapture``
 on a game cannot outlast 1400 plies; with it off a playout stops unfinished after
-:data:`MAX_PLIES` plies (scored as a draw, its state keeps no result).
+:data:`MAX_PLIES` plies (scored as a draw, its state keeps no result). Knowledge 2 plays
+capture-first turns for :data:`CUTOFF` plies at most and scores a playout still running by
+material (the usual remedy for MCTS in capture games, whose random games are long and
+decided late): the side with d more pieces wins with probability 1 / (1 + e^-d), and equal
+material is a draw.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any, NamedTuple
 
@@ -59,6 +64,8 @@ DIRECTIONS = ((0, 1), (1, 0), (0, -1), (-1, 0))
 TURNS = (0, 1, 3)
 #: A playout stops unfinished after this many plies (reached only with ``nocapture`` off).
 MAX_PLIES = 1500
+#: Knowledge 2: plies of a capture-first playout before it is scored by material.
+CUTOFF = 24
 # Offsets of the scalars after the points.
 (TO_MOVE, RESULT, FORCED_LO, FORCED_HI, CALLED, _CALLED_BLUE, PREV, QUIET, COUNT, _COUNT_BLUE,
  KEY, NKEYS) = range(POINTS, POINTS + 12)
@@ -76,6 +83,9 @@ class BraxTables(NamedTuple):
     samples: int
     #: a playout stops unfinished after this many plies (:data:`MAX_PLIES`)
     max_plies: int
+    #: at knowledge 2 a playout stops after this many plies and is scored by material
+    #: (:data:`CUTOFF`)
+    cutoff: int
     #: step[p, d]: the neighbour of p in direction d, -1 off the board
     step: np.ndarray[Any, np.dtype[np.int64]]
     #: mid[p, k], end[p, k]: the middle point (-1 for a one-step path) and the end point
@@ -148,7 +158,7 @@ def tables_for(repetition: bool, nocapture: bool) -> BraxTables:
             [[rng.getrandbits(63) for _ in range(POINTS)] for _ in range(3)], dtype=I64
         )
         _TABLES[key] = BraxTables(
-            int(repetition), int(nocapture), CAPTURE_RATE, SAMPLES, MAX_PLIES,
+            int(repetition), int(nocapture), CAPTURE_RATE, SAMPLES, MAX_PLIES, CUTOFF,
             step, mid, end, pcol, padded(ends), padded(mids), zob,
         )
     return _TABLES[key]
@@ -295,17 +305,23 @@ def _pre_call(t: Any, s: Any, me: int) -> int:
 
 
 @inline
+def _path(t: Any, code: int) -> tuple[int, int, int]:
+    """The points of move ``code``: (start, the middle point or -1, end); bit 0 (the call) is
+    ignored."""
+    p = code >> 1
+    k = p % PATHS
+    p //= PATHS
+    return p, t.mid[p, k], t.end[p, k]
+
+
+@inline
 def _call_ok(t: Any, s: Any, code: int, pre: int) -> bool:
     """Whether the plain move ``code`` of the player to move may carry a call (X8-X10; the
     mover's own wait is checked by the caller): played on ``s`` and taken back."""
     me = s[TO_MOVE]
     mine = me + 1
     enemy = 2 - me
-    p = code >> 1
-    k = p % PATHS
-    p //= PATHS
-    m = t.mid[p, k]
-    e = t.end[p, k]
+    p, m, e = _path(t, code)
     saved_m = s[m] if m >= 0 else 0
     saved_e = s[e]
     taken = 0
@@ -366,12 +382,8 @@ def _play(t: Any, s: Any, w: Any, move: int) -> None:
     mine = me + 1
     enemy = 2 - me
     call = move & 1
-    p = move >> 1
-    k = p % PATHS
-    p //= PATHS
+    p, m, e = _path(t, move)
     pre = _pre_call(t, s, me) if call else -1
-    m = t.mid[p, k]
-    e = t.end[p, k]
     key = s[KEY] ^ t.zob[mine, p] ^ t.zob[mine, e]
     s[p] = 0
     taken = 0
@@ -439,11 +451,7 @@ def _landing(t: Any, s: Any, code: int, me: int) -> int:
     """Capture-first sampling's rank of the plain move ``code``: 0 if the moved piece can be
     captured where it lands, else 2 if it threatens an enemy piece there, else 1."""
     mine = me + 1
-    p = code >> 1
-    k = p % PATHS
-    p //= PATHS
-    m = t.mid[p, k]
-    e = t.end[p, k]
+    p, m, e = _path(t, code)
     saved_m = s[m] if m >= 0 else 0
     saved_e = s[e]
     s[p] = 0
@@ -463,14 +471,17 @@ def _landing(t: Any, s: Any, code: int, me: int) -> int:
 
 
 def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
-    """Random turns (uniform paths, or captures first at ``knowledge`` 1), each with a call
-    tried half the time, until the game ends or :data:`MAX_PLIES` plies."""
+    """Random turns (uniform paths, or captures first at ``knowledge`` 1 and 2), each with a
+    call tried half the time, until the game ends or :data:`MAX_PLIES` plies. At knowledge 2
+    a playout still running after ``t.cutoff`` plies is scored by material: the side with d
+    more pieces wins with probability 1 / (1 + e^-d), equal material is a draw."""
     width = 7 * PATHS
     out = w[0:width]
     caps = w[width: 2 * width]
     picks = w[2 * width: 3 * width]
     count = 0
-    while s[RESULT] < 0 and count < t.max_plies:
+    bound = t.max_plies if knowledge < 2 else min(t.max_plies, t.cutoff)
+    while s[RESULT] < 0 and count < bound:
         me = s[TO_MOVE]
         n = _plain(t, s, out, caps)
         if n == 0:  # X12 (cannot happen with two players: see _play)
@@ -513,7 +524,14 @@ def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
         r_play(t, s, w, move)
     rec[0] = count
     result = s[RESULT]
-    return int(result) if result >= 0 else 2
+    if result >= 0:
+        return int(result)
+    if knowledge >= 2:
+        lead = s[COUNT] - s[COUNT + 1]  # Red's lead
+        if lead == 0:
+            return 2
+        return 0 if rand_unit(rng) < 1.0 / (1.0 + math.exp(-lead)) else 1
+    return 2
 
 
 register(
