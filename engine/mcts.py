@@ -429,11 +429,17 @@ class MctsPlayer(Player):
         level: int | None = None,
         threads: int = 1,
         kernel: bool = True,
+        kernel_settings: dict[str, Any] | None = None,
         **options: Any,
     ) -> None:
         super().__init__(rng)
         #: Whether to use a compiled kernel when there is one (False: always Python).
         self.kernel = kernel
+        #: Fields of :class:`engine.kernels.mcts.Settings` this player's kernel searches with
+        #: instead of the defaults (the ladder's ``mcts/knowledge=1``); empty: the shared
+        #: searcher of :func:`engine.kernels.searcher_for`.
+        self.kernel_settings = dict(kernel_settings or {})
+        self._own: dict[str, Searcher] = {}
         if level is not None and level not in LEVELS:
             raise ValueError(f"level {level} is out of range 1..{max(LEVELS)}")
         self.level = level
@@ -466,7 +472,18 @@ class MctsPlayer(Player):
         from engine.kernels import searcher_for
 
         found = searcher_for(game, wait=wait)
-        return found if found is not None else self.mcts
+        if found is None:
+            return self.mcts
+        if self.kernel_settings:
+            own = self._own.get(game.name)
+            if own is None:
+                from engine.kernels.mcts import KernelSearcher
+
+                assert isinstance(found, KernelSearcher)
+                settings = dataclasses.replace(found.settings, **self.kernel_settings)
+                own = self._own[game.name] = KernelSearcher(found.codec, settings)
+            return own
+        return found
 
     def search(
         self,

@@ -117,6 +117,7 @@ FEATURES: dict[str, tuple[dict[str, float], dict[str, float]]] = {
     "solver": ({}, {"solver": False}),
     "reuse": ({"reuse": True}, {}),
     "decisive": ({"decisive": True}, {}),
+    "grave": ({"grave": 50}, {}),
 }
 
 

@@ -6,7 +6,8 @@ Usage: python -m scripts.ladder [--games G,...] [--match A-B ...] [-n GAMES]
 A player spec is ``random``, ``mcts`` (the player of ``gtpgames gtp``: a compiled kernel when
 there is one, else the Python MCTS), or ``py`` (always the Python MCTS), with options after
 slashes: ``py/solver=0``, ``py/decisive=1``, ``py/reuse=0``, ``py/exploration=1.2``,
-``mcts/threads=2`` (the kernel on two threads), and
+``mcts/threads=2`` (the kernel on two threads), fields of the kernel's
+``engine.kernels.mcts.Settings`` such as ``mcts/knowledge=1`` or ``mcts/rave=0``, and
 ``py/policy=1`` (playouts with the game's policy ``Game.playout``, e.g. Brax's captures first,
 instead of uniform ``Game.random_playout``). The
 default matches are mcts vs random, mcts vs py (meaningful once kernels exist) and each
@@ -20,6 +21,7 @@ import argparse
 import math
 import random
 import time
+from collections import Counter
 from typing import Any
 
 from engine.core import Game
@@ -41,16 +43,19 @@ def make(spec: str, seed: int) -> Player:
     rng = random.Random(seed)
     if name == "random":
         return RandomPlayer(rng)
+    if name not in ("mcts", "py"):
+        raise SystemExit(f"unknown player {spec!r}")
     options: dict[str, Any] = {}
     for item in settings:
         key, _, value = item.partition("=")
-        options[key] = float(value) if key == "exploration" else (
-            int(value) if key in ("widen_threshold", "threads")
+        options[key] = float(value) if key in ("exploration", "uct", "rave") else (
+            int(value) if key in ("widen_threshold", "threads", "knowledge", "expand_visits")
             else value not in ("0", "off", "false")
         )
-    if name not in ("mcts", "py"):
-        raise SystemExit(f"unknown player {spec!r}")
-    return MctsPlayer(rng, kernel=(name == "mcts"), **options)
+    threads = int(options.pop("threads", 1))
+    if name == "mcts":  # the options are the kernel's Settings
+        return MctsPlayer(rng, threads=threads, kernel_settings=options)
+    return MctsPlayer(rng, kernel=False, **options)
 
 
 #: A move counts as over time when it takes longer than the limit plus this (the clock's
@@ -60,9 +65,9 @@ GRACE = 0.05
 
 def play_game(
     game: Game[Any], players: list[Player], limit: Limit
-) -> tuple[int | None, list[float]]:
+) -> tuple[int | None, list[float], str]:
     """Play to the end: (winning player index of ``players`` or None, seconds per move of
-    the search players)."""
+    the search players, the outcome's reason)."""
     times = []
     while (outcome := game.outcome()) is None:
         player = players[game.to_move]
@@ -72,9 +77,9 @@ def play_game(
             times.append(time.perf_counter() - start)
         game.play(move)
     if outcome.winner is None:
-        return None, times
+        return None, times, outcome.reason
     seats = [p for p in range(game.num_players) if game.side_of(p) == outcome.winner]
-    return seats[0], times
+    return seats[0], times, outcome.reason
 
 
 def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -86,10 +91,14 @@ def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def match(name: str, first: str, second: str, games: int, limit: Limit, seed: int) -> str:
+def match(
+    name: str, first: str, second: str, games: int, limit: Limit, seed: int,
+    show_draws: bool = False,
+) -> str:
     score = 0.0
     wins = draws = 0
     times: list[float] = []
+    draw_reasons: Counter[str] = Counter()
     start = time.perf_counter()
     for i in range(games):
         game = new_game(name)
@@ -97,10 +106,16 @@ def match(name: str, first: str, second: str, games: int, limit: Limit, seed: in
         a_seat = i % 2  # alternate colours
         players = [b, b]
         players[a_seat] = a
-        winner, spent = play_game(game, players, limit)
+        winner, spent, reason = play_game(game, players, limit)
         times += spent
         if winner is None:
+            draw_reasons[reason] += 1
             draws += 1
+            if show_draws:
+                side = game.side_names[game.side_of(a_seat)]
+                print(f"game {i + 1} ({first} as {side}): {reason} after "
+                      f"{len(game.history)} moves\n{game.position_string()}\n"
+                      f"{game.board_text()}", flush=True)
             score += 0.5
         elif winner == a_seat:
             wins += 1
@@ -115,6 +130,7 @@ def match(name: str, first: str, second: str, games: int, limit: Limit, seed: in
         f"{games - wins - draws:3d}L  score {score / games:6.1%} "
         f"[{low:6.1%}, {high:6.1%}]  longest move {max(times, default=0):.2f}s{over}  "
         f"({time.perf_counter() - start:.0f}s)"
+        + "".join(f"\n{'':9}{count} x {reason}" for reason, count in draw_reasons.items())
     )
 
 
@@ -126,6 +142,8 @@ def main() -> None:
     parser.add_argument("--time", type=float, default=None, help="seconds per move")
     parser.add_argument("--playouts", type=int, default=None, help="playouts per move")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--show-draws", action="store_true",
+                        help="print the final position of each drawn game")
     args = parser.parse_args()
     if args.time is None and args.playouts is None:
         args.time = 0.1
@@ -144,7 +162,8 @@ def main() -> None:
     for spec in specs:
         first, _, second = spec.partition("-")
         for name in args.games.split(","):
-            print(match(name, first, second, args.n, limit, args.seed), flush=True)
+            print(match(name, first, second, args.n, limit, args.seed, args.show_draws),
+                  flush=True)
 
 
 if __name__ == "__main__":

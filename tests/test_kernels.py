@@ -9,6 +9,7 @@ fixtures); with a warm cache they load in a fraction of a second.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import subprocess
 import sys
@@ -92,6 +93,23 @@ def test_searcher_for_returns_the_loaded_kernel(brique_kernel: Any) -> None:
     assert kernels.searcher_for(Brique(), wait=True) is brique_kernel
     with pytest.raises(ValueError, match="'nosuchgame'"):
         kernels.warmup(["nosuchgame"])
+
+
+def test_a_player_with_its_own_kernel_settings(brique_kernel: Any) -> None:
+    from engine.mcts import MctsPlayer
+
+    plain = MctsPlayer(random.Random(1))
+    own = MctsPlayer(random.Random(1), kernel_settings={"knowledge": 1, "rave": 0.0})
+    game = Brique(size=6)
+    assert plain.searcher(game) is brique_kernel
+    searcher = own.searcher(game)
+    assert searcher is not brique_kernel and searcher is own.searcher(game)
+    assert searcher.settings == dataclasses.replace(
+        brique_kernel.settings, knowledge=1, rave=0.0
+    )
+    assert brique_kernel.settings.knowledge == 0
+    limit = Limit(playouts=500)
+    assert own.search(game, limit).stats != plain.search(game, limit).stats
 
 
 def test_warmup_command(brique_kernel: Any) -> None:
@@ -243,6 +261,39 @@ def test_searches_are_deterministic_whatever_the_slices(brique_kernel: Any) -> N
     first = brique_kernel.search(game, Limit(playouts=2000), random.Random(9))
     again = brique_kernel.search(game, Limit(playouts=2000), random.Random(9))
     assert first.stats == again.stats and first.iterations == 2000
+
+
+@pytest.mark.parametrize("name", ["brique", "trisq"])
+def test_grave_takes_its_reference_from_the_deepest_node_with_enough_visits(
+    name: str,
+) -> None:
+    """GRAVE with a reference of 1 visit uses each node's own AMAF statistics, so it is plain
+    RAVE, iteration for iteration; a higher reference changes the search; without RAVE the
+    reference does nothing. Trisq's two-step turns check the per-player references."""
+    from engine import kernels
+    from engine.kernels.mcts import Settings, Tree
+
+    if name == "trisq":
+        game = new_game(name, size=4)
+        rng = random.Random(3)
+        for _ in range(4):
+            game.play(game.random_move(rng))
+    else:
+        game = random_position(random.Random(3), 7, True, 5)
+    codec = kernels.load(name).codec
+
+    def tree(**settings: Any) -> tuple[Any, ...]:
+        searched = Tree(codec, game, Settings(max_nodes=200_000, **settings), 42)
+        searched.run(3000)
+        return searched.tree
+
+    def same(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+        return all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+
+    rave = tree()
+    assert same(tree(grave=1), rave)
+    assert not same(tree(grave=40), rave)
+    assert same(tree(grave=40, rave=0.0), tree(rave=0.0))
 
 
 def test_search_result_is_consistent(brique_kernel: Any) -> None:

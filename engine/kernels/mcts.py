@@ -30,7 +30,7 @@ import random
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -46,7 +46,8 @@ P_EXPAND = 2  # visits a leaf needs before it is expanded
 P_KNOWLEDGE = 3  # playout knowledge level passed to the game's playout (0: uniform)
 P_SOLVER = 4  # 1: propagate proofs; 0: plain MCTS (terminal results only)
 P_DECISIVE = 5  # 1: at expansion, mark the children that win at once as proven
-N_PARAMS = 6
+P_GRAVE = 6  # GRAVE reference visits (0: plain RAVE, each node's own AMAF statistics)
+N_PARAMS = 7
 
 # Meta slots (an int64 array).
 M_NODES = 0  # nodes used
@@ -57,9 +58,13 @@ N_META = 3
 
 @inline
 def _select(
-    node: int, tree: Any, rng: Any, c_uct: float, rave: float
+    node: int, tree: Any, rng: Any, c_uct: float, rave: float, ref: Any, it: int, base: int
 ) -> int:
-    visits, wins, amv, amw, _mv, first, count, proof, _meta = tree
+    """The child of ``node`` to descend to. With RAVE on, a child's AMAF statistics are the
+    reference node's for the same move (GRAVE) when ``ref`` holds them for this iteration
+    (``ref[2][base + move] == it``), else its own."""
+    visits, wins, amv, amw, mv, first, count, proof, _meta = tree
+    ref_v, ref_w, ref_at = ref
     f = first[node]
     k = count[node]
     log_n = math.log(visits[node] + 1.0)
@@ -77,8 +82,14 @@ def _select(
             continue
         v = visits[c]
         av = amv[c]
+        aw = amw[c]
+        if rave > 0.0:
+            r = base + mv[c]
+            if ref_at[r] == it:
+                av = ref_v[r]
+                aw = ref_w[r]
         if rave > 0.0 and av > 0.0:
-            a = amw[c] / av
+            a = aw / av
             if v > 0:
                 beta = av / (av + v + rave * av * v)
                 score = (1.0 - beta) * (wins[c] / v) + beta * a
@@ -95,6 +106,25 @@ def _select(
     if best < 0:  # every child is proven lost: any will do
         best = f
     return best
+
+
+@inline
+def _reference(
+    node: int, tree: Any, ref: Any, it: int, base: int, grave: float, top: int
+) -> None:
+    """GRAVE (Cazenave 2015): when ``node`` has at least ``grave`` visits (the root always),
+    its children's AMAF statistics become the reference for the same player's moves below it
+    in this iteration. Off (plain RAVE) when ``grave`` is 0."""
+    if grave <= 0.0 or (node != top and tree[0][node] < grave):
+        return
+    amv, amw, mv, first, count = tree[2], tree[3], tree[4], tree[5], tree[6]
+    ref_v, ref_w, ref_at = ref
+    f = first[node]
+    for c in range(f, f + count[node]):
+        r = base + mv[c]
+        ref_v[r] = amv[c]
+        ref_w[r] = amw[c]
+        ref_at[r] = it
 
 
 @inline
@@ -140,10 +170,13 @@ def _step(t: Any, s: Any, w: Any, mv: Any, path: Any, pl: Any, depth: int, child
 def run(t: Any, root: Any, tree: Any, scratch: Any, rng: Any, params: Any, iters: int) -> int:
     """Run ``iters`` iterations (fewer if the root gets proven); return how many ran."""
     visits, wins, amv, amw, mv, first, count, proof, meta = tree
-    s, w, buf, rec, path, pl, stamp, who, s2 = scratch
+    s, w, buf, rec, path, pl, stamp, who, s2, ref_v, ref_w, ref_at = scratch
+    ref = (ref_v, ref_w, ref_at)
+    codes = stamp.shape[0]
     decisive = params[P_DECISIVE] > 0.0
     c_uct = params[P_UCT]
     rave = params[P_RAVE]
+    grave = params[P_GRAVE] if rave > 0.0 else 0.0
     expand_at = params[P_EXPAND]
     knowledge = int(params[P_KNOWLEDGE])
     solver = params[P_SOLVER] > 0.0
@@ -166,7 +199,9 @@ def run(t: Any, root: Any, tree: Any, scratch: Any, rng: Any, params: Any, iters
         pl[0] = root_mover
         res = r_winner(t, s)
         while res < 0 and first[node] >= 0 and depth < deepest:
-            child = _select(node, tree, rng, c_uct, rave)
+            base = codes * r_to_move(t, s)
+            _reference(node, tree, ref, it, base, grave, top)
+            child = _select(node, tree, rng, c_uct, rave, ref, it, base)
             res = _step(t, s, w, mv, path, pl, depth, child)
             depth += 1
             node = child
@@ -199,7 +234,9 @@ def run(t: Any, root: Any, tree: Any, scratch: Any, rng: Any, params: Any, iters
                     if r_winner(t, s2) == mover:
                         proof[f + j] = 1
                         break
-            child = _select(node, tree, rng, c_uct, rave)
+            base = codes * r_to_move(t, s)
+            _reference(node, tree, ref, it, base, grave, top)
+            child = _select(node, tree, rng, c_uct, rave, ref, it, base)
             res = _step(t, s, w, mv, path, pl, depth, child)
             depth += 1
             node = child
@@ -282,6 +319,9 @@ class Settings:
     solver: bool = True
     #: Try every child at expansion for an immediate win (the solver then proves it).
     decisive: bool = False
+    #: GRAVE: AMAF statistics come from the deepest ancestor with at least this many visits
+    #: (0: plain RAVE, each node's own).
+    grave: int = 0
     #: Keep the tree for the next search when its position follows from this one.
     reuse: bool = False
     #: Tree capacity in nodes (memory: about 41 bytes a node).
@@ -295,11 +335,16 @@ class Settings:
         values[P_KNOWLEDGE] = float(self.knowledge)
         values[P_SOLVER] = 1.0 if self.solver else 0.0
         values[P_DECISIVE] = 1.0 if self.decisive else 0.0
+        values[P_GRAVE] = float(self.grave)
         return np.array(values, dtype=np.float64)
 
 
 class Codec:
     """What a game's kernel module provides: its arrays and the move codes of one game."""
+
+    #: The game's own defaults for :class:`Settings` (the searcher of
+    #: :func:`engine.kernels.load` uses them), where a feature showed a gain in that game only.
+    defaults: ClassVar[dict[str, Any]] = {}
 
     #: Whether the game's moves take several steps (then :meth:`steps` and :meth:`assemble`
     #: are the game's own, and searches complete moves with :func:`probe`).
@@ -399,6 +444,10 @@ class Tree:
             np.zeros(codes, dtype=np.int64),
             np.zeros(codes, dtype=np.int32),
             self.root.copy(),
+            # GRAVE's reference AMAF statistics, per player and move code
+            np.zeros(2 * codes, dtype=np.float64),
+            np.zeros(2 * codes, dtype=np.float64),
+            np.zeros(2 * codes, dtype=np.int64),
         )
         self.rng = new_rng(seed)
         self.params = settings.array()
@@ -502,7 +551,7 @@ class KernelSearcher:
 
     def __init__(self, codec: Codec, settings: Settings | None = None) -> None:
         self.codec = codec
-        self.settings = settings if settings is not None else Settings()
+        self.settings = settings if settings is not None else Settings(**codec.defaults)
         self._last: Tree | None = None
 
     def search(
