@@ -1,7 +1,7 @@
 """A strength ladder: in-process matches between players, every game, alternating colours.
 
 Usage: python -m scripts.ladder [--games G,...] [--match A-B ...] [-n GAMES]
-                                [--time S | --playouts N] [--seed S]
+                                [--time S | --playouts N] [--seed S] [--show-draws]
 
 A player spec is ``random``, ``mcts`` (the player of ``gtpgames gtp``: a compiled kernel when
 there is one, else the Python MCTS), or ``py`` (always the Python MCTS), with options after
@@ -12,7 +12,8 @@ slashes: ``py/solver=0``, ``py/decisive=1``, ``py/reuse=0``, ``py/exploration=1.
 instead of uniform ``Game.random_playout``). The
 default matches are mcts vs random, mcts vs py (meaningful once kernels exist) and each
 feature of the Python MCTS on vs off. Each match prints the first player's score (wins + half
-the draws) with a 95% Wilson interval.
+the draws) with a 95% Wilson interval, and how many games each draw rule ended
+(``--show-draws`` also prints the final position of each drawn game).
 """
 
 from __future__ import annotations
@@ -38,6 +39,18 @@ DEFAULT_MATCHES = [
 ]
 
 
+#: Player options that take a number (the others are switches: 0, off or false is off).
+NUMBERS = ("exploration", "uct", "rave", "contempt", "widen_threshold", "threads",
+           "knowledge", "expand_visits", "grave", "max_nodes")
+
+
+def number(text: str) -> int | float:
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
 def make(spec: str, seed: int) -> Player:
     name, *settings = spec.split("/")
     rng = random.Random(seed)
@@ -48,10 +61,7 @@ def make(spec: str, seed: int) -> Player:
     options: dict[str, Any] = {}
     for item in settings:
         key, _, value = item.partition("=")
-        options[key] = float(value) if key in ("exploration", "uct", "rave") else (
-            int(value) if key in ("widen_threshold", "threads", "knowledge", "expand_visits")
-            else value not in ("0", "off", "false")
-        )
+        options[key] = number(value) if key in NUMBERS else value not in ("0", "off", "false")
     threads = int(options.pop("threads", 1))
     if name == "mcts":  # the options are the kernel's Settings
         return MctsPlayer(rng, threads=threads, kernel_settings=options)

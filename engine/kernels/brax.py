@@ -33,7 +33,9 @@ on a game cannot outlast 1400 plies; with it off a playout stops unfinished afte
 :data:`MAX_PLIES` plies (scored as a draw, its state keeps no result). Knowledge 2 plays
 capture-first turns for :data:`CUTOFF` plies at most and scores a playout still running by
 material (the usual remedy for MCTS in capture games, whose random games are long and
-decided late): the side with d more pieces wins with probability 1 / (1 + e^-d), and equal
+decided late): after q plies without capture it is a draw with probability q / 100 (with the
+100-ply rule on: a lead is worth less as that draw draws near, so the search hurries to
+capture), else the side with d more pieces wins with probability 1 / (1 + e^-d), and equal
 material is a draw.
 """
 
@@ -41,7 +43,7 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
@@ -473,8 +475,10 @@ def _landing(t: Any, s: Any, code: int, me: int) -> int:
 def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
     """Random turns (uniform paths, or captures first at ``knowledge`` 1 and 2), each with a
     call tried half the time, until the game ends or :data:`MAX_PLIES` plies. At knowledge 2
-    a playout still running after ``t.cutoff`` plies is scored by material: the side with d
-    more pieces wins with probability 1 / (1 + e^-d), equal material is a draw."""
+    a playout still running after ``t.cutoff`` plies is scored by material: a draw with
+    probability q / 100 after q plies without capture (X14's 100-ply draw draws near), else
+    the side with d more pieces wins with probability 1 / (1 + e^-d), equal material is a
+    draw."""
     width = 7 * PATHS
     out = w[0:width]
     caps = w[width: 2 * width]
@@ -528,7 +532,7 @@ def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
         return int(result)
     if knowledge >= 2:
         lead = s[COUNT] - s[COUNT + 1]  # Red's lead
-        if lead == 0:
+        if lead == 0 or (t.nocapture and rand_unit(rng) * 100.0 < s[QUIET]):
             return 2
         return 0 if rand_unit(rng) < 1.0 / (1.0 + math.exp(-lead)) else 1
     return 2
@@ -567,6 +571,9 @@ def _zobrist(t: BraxTables, position: bytes) -> int:
 
 class BraxCodec(Codec):
     """Maps two-player :class:`engine.brax.Brax` games to the arrays above."""
+
+    #: Material playouts and contempt (docs/kernels.md has the matches that chose them).
+    defaults: ClassVar[dict[str, Any]] = {"knowledge": 2, "contempt": 0.1}
 
     def supports(self, game: Game[Any]) -> bool:
         return (

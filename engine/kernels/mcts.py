@@ -47,7 +47,8 @@ P_KNOWLEDGE = 3  # playout knowledge level passed to the game's playout (0: unif
 P_SOLVER = 4  # 1: propagate proofs; 0: plain MCTS (terminal results only)
 P_DECISIVE = 5  # 1: at expansion, mark the children that win at once as proven
 P_GRAVE = 6  # GRAVE reference visits (0: plain RAVE, each node's own AMAF statistics)
-N_PARAMS = 7
+P_CONTEMPT = 7  # a draw is worth 1/2 - contempt to the player to move at the root
+N_PARAMS = 8
 
 # Meta slots (an int64 array).
 M_NODES = 0  # nodes used
@@ -183,6 +184,10 @@ def run(t: Any, root: Any, tree: Any, scratch: Any, rng: Any, params: Any, iters
     cap = visits.shape[0]
     room = buf.shape[0]
     root_mover = 1 - r_to_move(t, root)
+    # what a draw is worth to each player: less than 1/2 to the searching player with contempt
+    draw = np.full(2, 0.5)
+    draw[1 - root_mover] -= params[P_CONTEMPT]
+    draw[root_mover] += params[P_CONTEMPT]
     top = meta[M_ROOT]
     deepest = path.shape[0] - 2
     done = 0
@@ -263,13 +268,13 @@ def run(t: Any, root: Any, tree: Any, scratch: Any, rng: Any, params: Any, iters
             if res == pl[d]:
                 wins[n] += 1.0
             elif res == 2:
-                wins[n] += 0.5
+                wins[n] += draw[pl[d]]
             if rave > 0.0 and d < depth:
                 m = mv[path[d + 1]]
                 stamp[m] = it
                 who[m] = pl[d + 1]
                 mover = pl[d + 1]
-                value = 1.0 if res == mover else (0.5 if res == 2 else 0.0)
+                value = 1.0 if res == mover else (draw[mover] if res == 2 else 0.0)
                 f = first[n]
                 for c in range(f, f + count[n]):
                     m = mv[c]
@@ -322,6 +327,10 @@ class Settings:
     #: GRAVE: AMAF statistics come from the deepest ancestor with at least this many visits
     #: (0: plain RAVE, each node's own).
     grave: int = 0
+    #: A draw is worth 1/2 - contempt to the searching player (and 1/2 + contempt to the
+    #: other) in the statistics: with contempt > 0 the search prefers an even fight to a
+    #: draw. Proofs and the reported winrates of proven moves are not affected.
+    contempt: float = 0.0
     #: Keep the tree for the next search when its position follows from this one.
     reuse: bool = False
     #: Tree capacity in nodes (memory: about 41 bytes a node).
@@ -336,6 +345,7 @@ class Settings:
         values[P_SOLVER] = 1.0 if self.solver else 0.0
         values[P_DECISIVE] = 1.0 if self.decisive else 0.0
         values[P_GRAVE] = float(self.grave)
+        values[P_CONTEMPT] = self.contempt
         return np.array(values, dtype=np.float64)
 
 
