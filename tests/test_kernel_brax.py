@@ -395,6 +395,14 @@ def test_material_playouts_stop_at_the_cutoff(
 # ------------------------------------------------------------------------- search
 
 
+def test_the_searcher_uses_the_codecs_defaults(codec: Any) -> None:
+    from engine import kernels
+    from engine.kernels.mcts import Settings
+
+    assert codec.defaults  # Brax departs from the generic defaults (docs/kernels.md)
+    assert kernels.load("brax").settings == Settings(**codec.defaults) != Settings()
+
+
 def test_contempt_values_draws_below_one_half_for_the_searching_player(codec: Any) -> None:
     from engine.kernels.mcts import KernelSearcher, Settings
 
