@@ -75,6 +75,17 @@ class Mirror(ProbeArrays):
         return self.probe(3)
 
 
+def replay_playout(mirror: Mirror, game: Brax) -> Brax:
+    """Play the moves of ``mirror``'s last playout on ``game`` (changed and returned), checking
+    that each was made by the recorded player in a game not yet over."""
+    for j in range(int(mirror.rec[0])):
+        assert game.outcome() is None
+        assert int(mirror.rec[2 + 2 * j]) == game.to_move
+        move = mirror.codec.move(game, int(mirror.rec[1 + 2 * j]))
+        game.play_text(game.format_move(move))
+    return game
+
+
 def name(p: int) -> str:
     return "abcdefghi"[p % 9] + str(p // 9 + 1)
 
@@ -299,12 +310,7 @@ def test_playouts_from_crowded_positions_replay(codec: Any, knowledge: int) -> N
         mirror = Mirror(codec, start)
         mirror.rng = new_rng(rng.getrandbits(32))
         result = mirror.probe(2, 0, knowledge)
-        replay = start.copy()
-        for j in range(int(mirror.rec[0])):
-            assert replay.outcome() is None
-            assert int(mirror.rec[2 + 2 * j]) == replay.to_move
-            move = codec.move(replay, int(mirror.rec[1 + 2 * j]))
-            replay.play_text(replay.format_move(move))
+        replay = replay_playout(mirror, start.copy())
         outcome = replay.outcome()
         assert outcome is not None and mirror.result() >= 0
         assert result == (2 if outcome.winner is None else outcome.winner)
@@ -320,8 +326,7 @@ def test_a_playout_stops_unfinished_after_max_plies(codec: Any, options: dict[st
     mirror.tables = mirror.tables._replace(max_plies=9)
     assert mirror.probe(2, 0, 1) == 2 and mirror.result() == -1
     assert mirror.rec[0] == 9
-    for j in range(9):
-        game.play_text(game.format_move(codec.move(game, int(mirror.rec[1 + 2 * j]))))
+    replay_playout(mirror, game)
     assert game.outcome() is None
     mirror.check()
 
@@ -373,10 +378,7 @@ def test_material_playouts_stop_at_the_cutoff(
         result = mirror.probe(2, 0, 2)
         results[result] += 1
         plies = int(mirror.rec[0])
-        replay = game.copy()
-        for j in range(plies):
-            move = codec.move(replay, int(mirror.rec[1 + 2 * j]))
-            replay.play_text(replay.format_move(move))
+        replay = replay_playout(mirror, game.copy())
         outcome = replay.outcome()
         if outcome is None:  # scored by material, after exactly CUTOFF plies
             assert plies == CUTOFF and mirror.result() == -1
