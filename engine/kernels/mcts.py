@@ -129,6 +129,19 @@ def _reference(
 
 
 @inline
+def _choose(
+    t: Any, s: Any, node: int, tree: Any, rng: Any, c_uct: float, rave: float, ref: Any,
+    it: int, grave: float, top: int,
+) -> int:
+    """The child of ``node`` (whose position is ``s``) to descend to: GRAVE's reference for
+    the player to move there is taken first, then the selection rule."""
+    codes = ref[0].shape[0] // 2  # the reference tables hold each player's move codes
+    base = codes * r_to_move(t, s)
+    _reference(node, tree, ref, it, base, grave, top)
+    return _select(node, tree, rng, c_uct, rave, ref, it, base)
+
+
+@inline
 def _prove_up(tree: Any, path: Any, pl: Any, depth: int) -> None:
     """Propagate a new proof at ``path[depth]`` towards the root. ``pl[d]`` is the player
     who moved into ``path[d]``: a turn of several steps (Trisq) has one player move twice in
@@ -173,7 +186,6 @@ def run(t: Any, root: Any, tree: Any, scratch: Any, rng: Any, params: Any, iters
     visits, wins, amv, amw, mv, first, count, proof, meta = tree
     s, w, buf, rec, path, pl, stamp, who, s2, ref_v, ref_w, ref_at = scratch
     ref = (ref_v, ref_w, ref_at)
-    codes = stamp.shape[0]
     decisive = params[P_DECISIVE] > 0.0
     c_uct = params[P_UCT]
     rave = params[P_RAVE]
@@ -204,9 +216,7 @@ def run(t: Any, root: Any, tree: Any, scratch: Any, rng: Any, params: Any, iters
         pl[0] = root_mover
         res = r_winner(t, s)
         while res < 0 and first[node] >= 0 and depth < deepest:
-            base = codes * r_to_move(t, s)
-            _reference(node, tree, ref, it, base, grave, top)
-            child = _select(node, tree, rng, c_uct, rave, ref, it, base)
+            child = _choose(t, s, node, tree, rng, c_uct, rave, ref, it, grave, top)
             res = _step(t, s, w, mv, path, pl, depth, child)
             depth += 1
             node = child
@@ -239,9 +249,7 @@ def run(t: Any, root: Any, tree: Any, scratch: Any, rng: Any, params: Any, iters
                     if r_winner(t, s2) == mover:
                         proof[f + j] = 1
                         break
-            base = codes * r_to_move(t, s)
-            _reference(node, tree, ref, it, base, grave, top)
-            child = _select(node, tree, rng, c_uct, rave, ref, it, base)
+            child = _choose(t, s, node, tree, rng, c_uct, rave, ref, it, grave, top)
             res = _step(t, s, w, mv, path, pl, depth, child)
             depth += 1
             node = child
