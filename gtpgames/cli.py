@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from engine.players import Player
 
 app = typer.Typer(
     help="Exact rules engines for Brique, Trisq, Flicker, Brax and Bricka, spoken over GTP.",
@@ -32,6 +35,24 @@ def _option_pairs(items: list[str] | None) -> dict[str, object]:
     return options
 
 
+def search_player(
+    name: str, seed: int | None, level: int | None = None, threads: int = 1,
+    contempt: float | None = None,
+) -> Player:
+    """The player of ``gtp``: ``name`` (``mcts`` or ``random``), with the search flags
+    (ValueError when they are given to a player that does not search)."""
+    from engine.mcts import MctsPlayer
+    from engine.players import make_player
+
+    player = make_player(name, seed)
+    if level is None and threads == 1 and contempt is None:
+        return player
+    if not isinstance(player, MctsPlayer):
+        raise ValueError(f"--level, --threads and --contempt need the mcts player, not {name!r}")
+    settings = {} if contempt is None else {"contempt": contempt}
+    return MctsPlayer(player.rng, level=level, threads=threads, kernel_settings=settings)
+
+
 @app.command()
 def gtp(
     game: Annotated[str, typer.Argument(help="Game name (see `gtpgames games`).")],
@@ -53,6 +74,12 @@ def gtp(
                      help="Search threads of the compiled kernels (independent trees whose "
                     "root statistics add up); the Python search uses one."),
     ] = 1,
+    contempt: Annotated[
+        float | None,
+        typer.Option(min=0.0, max=0.5,
+                     help="What a draw costs the compiled kernels' search: it counts "
+                     "1/2 - C for the engine (default: the game's, 0.1 in Brax, else 0)."),
+    ] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the player's RNG.")] = None,
     notation: Annotated[
         str | None,
@@ -74,7 +101,7 @@ def gtp(
     """Run a GTP version 2 engine for GAME on stdin/stdout."""
     from engine.core import GameError
     from engine.notation import check_notation
-    from engine.players import Limit, make_player
+    from engine.players import Limit
     from engine.registry import new_game
     from protocol.server import build_engine
 
@@ -84,13 +111,7 @@ def gtp(
     try:
         the_game = new_game(game, **options)
         chosen = check_notation(notation) if notation else None
-        the_player = make_player(player, seed)
-        if level is not None or threads != 1:
-            from engine.mcts import MctsPlayer
-
-            if not isinstance(the_player, MctsPlayer):
-                raise ValueError(f"--level and --threads need the mcts player, not {player!r}")
-            the_player = MctsPlayer(the_player.rng, level=level, threads=threads)
+        the_player = search_player(player, seed, level, threads, contempt)
     except (GameError, ValueError) as error:
         _fail(str(error))
         return

@@ -228,6 +228,32 @@ def test_cli_rejects_a_bad_level() -> None:
     assert done.returncode == 2 and b"mcts" in done.stderr
 
 
+def test_contempt_flag_sets_the_kernels_contempt() -> None:
+    import subprocess
+
+    from gtpgames.cli import search_player
+    from tests.test_e2e import COMMAND
+
+    pytest.importorskip("numba")
+    from engine.kernels.mcts import KernelSearcher
+
+    def contempt(flag: float | None, name: str) -> float:
+        player = search_player("mcts", 1, contempt=flag)
+        assert isinstance(player, MctsPlayer)
+        searcher = player.searcher(new_game(name), wait=True)
+        assert isinstance(searcher, KernelSearcher)
+        return searcher.settings.contempt
+
+    assert contempt(0.3, "brax") == contempt(0.3, "bricka") == 0.3
+    # without the flag each game keeps its kernel's default (Brax 0.1, the others 0)
+    assert (contempt(None, "brax"), contempt(None, "bricka")) == (0.1, 0.0)
+    for flags, message in ((["--contempt", "0.7"], b"--contempt"),
+                           (["--player", "random", "--contempt", "0.1"], b"mcts")):
+        done = subprocess.run([*COMMAND, "gtp", "brax", *flags], input=b"",
+                              capture_output=True, timeout=30)
+        assert done.returncode == 2 and message in done.stderr, done.stderr
+
+
 @pytest.mark.parametrize("policy", [False, True])
 def test_policy_switch_chooses_the_playout(policy: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """Mcts(policy=True) evaluates with the game's policy (Game.playout), the default with
