@@ -416,6 +416,38 @@ def test_solver_proves_a_bricka_win_in_three() -> None:
     assert game.is_over() or every_reply_loses(game, 2, 1 - game.to_move)
 
 
+def test_bricka_playouts_draw_again_instead_of_a_piece_that_turns_neutral() -> None:
+    """At knowledge k a Bricka playout draws again (up to k times) when the drawn point
+    would turn the mover's piece neutral (K5): its first placements turn neutral less often,
+    and its playouts still replay legally."""
+    from engine.bricka import NEUTRAL, PASS
+
+    codec = kernels_codec("bricka")
+    rng = random.Random(4)
+    neutral = {0: 0, 2: 0}
+    for trial in range(300):
+        start = new_game("bricka")
+        for _ in range(rng.randrange(10, 40)):
+            start.play(rng.choice(start.legal_moves()))
+        if start.is_over():
+            continue
+        for knowledge in neutral:
+            arrays = ProbeArrays(codec, start)
+            arrays.rng[0] = trial + 1
+            result = arrays.run(arrays.state, 2, 0, knowledge)
+            replay = start.copy()
+            for j in range(int(arrays.rec[0])):
+                move = codec.move(replay, int(arrays.rec[1 + 2 * j]))
+                replay.play_text(replay.format_move(move))
+                if j == 0 and move != PASS:
+                    neutral[knowledge] += replay.piece_at(move) == NEUTRAL
+            outcome = replay.outcome()
+            assert outcome is not None
+            assert result == (2 if outcome.winner is None else outcome.winner)
+    # about one point in five would turn neutral: one in a hundred or so after two draws more
+    assert neutral[0] > 30 and neutral[2] < neutral[0] / 3, neutral
+
+
 def test_solver_proves_a_flicker_win_in_three() -> None:
     from engine import kernels
     from engine.kernels.mcts import KernelSearcher, Settings

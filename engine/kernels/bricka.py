@@ -9,12 +9,15 @@ or at the start), whether the previous turn was a pass, and the number of free p
 Move codes: an intersection 0..68, or 69 for the (forced) pass.
 
 The playout draws a free point uniformly, rejecting the points the previous placement blocks
-(K4), and plays it with the same array rules as the tree (flood fill from the new piece).
+(K4), and plays it with the same array rules as the tree (flood fill from the new piece). At
+knowledge k it draws again, k times at most, when the piece would turn neutral (K5): a player
+keeps their pieces in their own colour where they can, which counts in the end by count
+(K10) and keeps the opponent's chains from using them.
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
@@ -139,6 +142,28 @@ def _joined(t: Any, s: Any, w: Any, start: int, player: int) -> bool:
     return (bits & 3) == 3 or (bits & 12) == 12 or (bits & 48) == 48
 
 
+@inline
+def _majority(t: Any, s: Any, move: int, mover: int) -> bool:
+    """K5: whether ``mover``'s piece on ``move`` (placed, or about to be: the point counts as
+    the mover's) holds a strict majority of the non-neutral points of a cell holding it."""
+    for j in range(t.cells_of.shape[1]):
+        c = t.cells_of[move, j]
+        if c < 0:
+            break
+        free_of_neutral = 0
+        mine = 0
+        for k in range(t.cell_size[c]):
+            p = t.cells[c, k]
+            v = s[p]
+            if v == 2:
+                free_of_neutral += 1
+            elif v == mover or p == move:
+                mine += 1
+        if mine >= (t.cell_size[c] - free_of_neutral) // 2 + 1:
+            return True
+    return False
+
+
 def _play(t: Any, s: Any, w: Any, move: int) -> None:
     mover = s[S_TO_MOVE]
     s[S_TO_MOVE] = 1 - mover
@@ -152,23 +177,7 @@ def _play(t: Any, s: Any, w: Any, move: int) -> None:
     s[S_LAST] = move
     s[S_FREE] -= 1
     s[move] = mover
-    # K5: a strict majority of the non-neutral points of a cell holding the new piece.
-    neutral = False
-    for j in range(t.cells_of.shape[1]):
-        c = t.cells_of[move, j]
-        if c < 0:
-            break
-        free_of_neutral = 0
-        mine = 0
-        for k in range(t.cell_size[c]):
-            v = s[t.cells[c, k]]
-            if v == 2:
-                free_of_neutral += 1
-            elif v == mover:
-                mine += 1
-        if mine >= (t.cell_size[c] - free_of_neutral) // 2 + 1:
-            neutral = True
-            break
+    neutral = _majority(t, s, move, mover)
     if neutral:
         s[move] = 2
     if _joined(t, s, w, move, mover):
@@ -182,6 +191,8 @@ def _play(t: Any, s: Any, w: Any, move: int) -> None:
 
 
 def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
+    """Uniform placements among the unblocked free points; a point where the mover's piece
+    would turn neutral is drawn again, ``knowledge`` times at most."""
     rec[0] = 0
     free = w[3 * N: 4 * N]
     k = 0
@@ -203,11 +214,16 @@ def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
         if blocked == k:
             move = PASS_CODE
         else:
+            retries = knowledge
             while True:
                 j = rand_below(rng, k)
                 move = free[j]
-                if last < 0 or t.blocked[last, move] == 0:
-                    break
+                if last >= 0 and t.blocked[last, move] != 0:
+                    continue
+                if retries > 0 and _majority(t, s, move, s[S_TO_MOVE]):
+                    retries -= 1  # one more draw instead of a piece that turns neutral
+                    continue
+                break
             k -= 1
             free[j] = free[k]
         rec[1 + 2 * count] = move
@@ -230,6 +246,10 @@ register(
 
 class BrickaCodec(Codec):
     """Maps :class:`engine.bricka.Bricka` games to the arrays above."""
+
+    #: Playouts draw again, twice at most, instead of a piece that would turn neutral
+    #: (docs/kernels.md has the matches that chose this).
+    defaults: ClassVar[dict[str, Any]] = {"knowledge": 2}
 
     def tables(self, game: Game[Any]) -> BrickaTables:
         return tables_for()
