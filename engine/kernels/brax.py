@@ -35,13 +35,11 @@ capture-first turns for :data:`CUTOFF` plies at most and scores a playout still 
 material (the usual remedy for MCTS in capture games, whose random games are long and
 decided late): after q plies without capture it is a draw with probability q / 100 (with the
 100-ply rule on: a lead is worth less as that draw draws near, so the search hurries to
-capture), else the side with d more pieces wins with probability 1 / (1 + e^-d), and equal
-material is a draw.
+capture), else each side wins with probability its share of the pieces on the board.
 """
 
 from __future__ import annotations
 
-import math
 import random
 from typing import Any, ClassVar, NamedTuple
 
@@ -477,8 +475,10 @@ def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
     call tried half the time, until the game ends or :data:`MAX_PLIES` plies. At knowledge 2
     a playout still running after ``t.cutoff`` plies is scored by material: a draw with
     probability q / 100 after q plies without capture (X14's 100-ply draw draws near), else
-    the side with d more pieces wins with probability 1 / (1 + e^-d), equal material is a
-    draw."""
+    each side wins with probability its share of the pieces on the board: every piece
+    counts, so a side far ahead still gains by the next capture and loses by the next loss
+    (a logistic of the lead saturates there), and a level position still to be fought is a
+    coin toss, worth more than a dead draw to a search with contempt."""
     width = 7 * PATHS
     out = w[0:width]
     caps = w[width: 2 * width]
@@ -531,10 +531,10 @@ def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
     if result >= 0:
         return int(result)
     if knowledge >= 2:
-        lead = s[COUNT] - s[COUNT + 1]  # Red's lead
-        if lead == 0 or (t.nocapture and rand_unit(rng) * 100.0 < s[QUIET]):
+        if t.nocapture and rand_unit(rng) * 100.0 < s[QUIET]:
             return 2
-        return 0 if rand_unit(rng) < 1.0 / (1.0 + math.exp(-lead)) else 1
+        red_share = s[COUNT] / (s[COUNT] + s[COUNT + 1])
+        return 0 if rand_unit(rng) < red_share else 1
     return 2
 
 
