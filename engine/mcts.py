@@ -31,7 +31,6 @@ This is the baseline and fallback searcher of issue 8 (the compiled kernels of
 from __future__ import annotations
 
 import dataclasses
-import gc
 import math
 import random
 import time
@@ -40,7 +39,7 @@ from typing import Any
 from engine.clock import loading_time
 from engine.core import Game, Outcome
 from engine.players import PLAYERS, Limit, Player
-from engine.search import MoveStat, Progress, Proof, Searcher, SearchResult
+from engine.search import MoveStat, Progress, Proof, Searcher, SearchResult, collector_paused
 
 #: UCT exploration constant (rewards in [0, 1]).
 EXPLORATION = 0.8
@@ -152,15 +151,9 @@ class Mcts(Searcher):
     ) -> SearchResult:
         if game.is_over():
             raise ValueError("cannot search: the game is over")
-        # the tree holds no reference cycles (no parent links): reference counting frees
-        # it, and the cyclic collector, which would walk the whole tree, can pause
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
+        # the tree holds no reference cycles (no parent links): reference counting frees it
+        with collector_paused():
             return self._search(game, limit, rng, progress, interval)
-        finally:
-            if collecting:
-                gc.enable()
 
     def _search(
         self,

@@ -8,15 +8,31 @@ the point of view of the player to move at the root.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import gc
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Literal, Protocol
 
 from engine.core import Game
 from engine.players import Limit
 
 Proof = Literal["win", "loss", "draw"]
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector for a search. A full collection walks every object
+    of the process (a Python search tree among them: tens of milliseconds), and would pause
+    the search past its deadline; reference counting still frees what the search drops."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
 
 
 @dataclasses.dataclass(frozen=True)

@@ -247,6 +247,23 @@ def kernels_codec(name: str) -> Any:
 # --------------------------------------------------------------------------- search
 
 
+@pytest.mark.parametrize("kernel", [True, False])
+def test_searches_pause_the_garbage_collector(brique_kernel: Any, kernel: bool) -> None:
+    """A full collection walks every object of the process (a Python search tree among
+    them) and would pause a timed search past its deadline: both searches run without it
+    and turn it back on when they end."""
+    import gc
+
+    from engine.mcts import Mcts
+
+    searcher = brique_kernel if kernel else Mcts()
+    seen: list[bool] = []
+    assert gc.isenabled()
+    searcher.search(Brique(size=5), Limit(playouts=3000), random.Random(1),
+                    lambda result: seen.append(gc.isenabled()), interval=0.0)
+    assert seen and not any(seen) and gc.isenabled()
+
+
 def test_searches_are_deterministic_whatever_the_slices(brique_kernel: Any) -> None:
     from engine.kernels.mcts import Settings, Tree
 
