@@ -39,7 +39,7 @@ from typing import Any
 from engine.clock import loading_time
 from engine.core import Game, Outcome
 from engine.players import PLAYERS, Limit, Player
-from engine.search import MoveStat, Progress, Proof, Searcher, SearchResult, collector_paused
+from engine.search import MoveStat, Progress, Proof, Searcher, SearchResult, pauses_collector
 
 #: UCT exploration constant (rewards in [0, 1]).
 EXPLORATION = 0.8
@@ -141,6 +141,7 @@ class Mcts(Searcher):
 
     # ------------------------------------------------------------------ the search
 
+    @pauses_collector  # the tree has no reference cycles: reference counting frees it
     def search(
         self,
         game: Game[Any],
@@ -151,18 +152,6 @@ class Mcts(Searcher):
     ) -> SearchResult:
         if game.is_over():
             raise ValueError("cannot search: the game is over")
-        # the tree holds no reference cycles (no parent links): reference counting frees it
-        with collector_paused():
-            return self._search(game, limit, rng, progress, interval)
-
-    def _search(
-        self,
-        game: Game[Any],
-        limit: Limit,
-        rng: random.Random,
-        progress: Progress | None,
-        interval: float,
-    ) -> SearchResult:
         start = time.perf_counter()
         root_moves = game.legal_moves()
         widen = len(root_moves) > self.widen_threshold

@@ -8,12 +8,12 @@ the point of view of the player to move at the root.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
+import functools
 import gc
 import random
-from collections.abc import Callable, Iterator
-from typing import Any, Literal, Protocol
+from collections.abc import Callable
+from typing import Any, Literal, Protocol, TypeVar, cast
 
 from engine.core import Game
 from engine.players import Limit
@@ -21,18 +21,25 @@ from engine.players import Limit
 Proof = Literal["win", "loss", "draw"]
 
 
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector for a search. A full collection walks every object
-    of the process (a Python search tree among them: tens of milliseconds), and would pause
-    the search past its deadline; reference counting still frees what the search drops."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def pauses_collector(search: F) -> F:
+    """Run ``search`` with the cyclic garbage collector paused. A full collection walks every
+    object of the process (a Python search tree among them: tens of milliseconds), and would
+    pause the search past its deadline; reference counting still frees what it drops."""
+
+    @functools.wraps(search)
+    def paused(*args: Any, **kwargs: Any) -> Any:
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return search(*args, **kwargs)
+        finally:
+            if collecting:
+                gc.enable()
+
+    return cast(F, paused)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -37,7 +37,7 @@ import numpy as np
 from engine.core import Game
 from engine.kernels.rt import inline, jit, new_rng, r_legal, r_play, r_playout, r_to_move, r_winner
 from engine.players import Limit
-from engine.search import MoveStat, Progress, Proof, SearchResult, collector_paused
+from engine.search import MoveStat, Progress, Proof, SearchResult, pauses_collector
 
 # Parameter slots (a float64 array, so that features can be switched without recompiling).
 P_UCT = 0  # exploration constant
@@ -572,6 +572,7 @@ class KernelSearcher:
         self.settings = settings if settings is not None else Settings(**codec.defaults)
         self._last: Tree | None = None
 
+    @pauses_collector
     def search(
         self,
         game: Game[Any],
@@ -584,17 +585,6 @@ class KernelSearcher:
         trees search at once, one per thread (root parallelisation: the kernels release
         the GIL), a playout budget is shared among them, and the result adds up their root
         statistics."""
-        with collector_paused():
-            return self._search(game, limit, rng, progress, interval)
-
-    def _search(
-        self,
-        game: Game[Any],
-        limit: Limit,
-        rng: random.Random,
-        progress: Progress | None,
-        interval: float,
-    ) -> SearchResult:
         start = time.perf_counter()
         budget = limit.playouts
         if budget is None and limit.time is None:
