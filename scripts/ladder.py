@@ -105,8 +105,7 @@ def match(
     name: str, first: str, second: str, games: int, limit: Limit, seed: int,
     show_draws: bool = False,
 ) -> str:
-    score = 0.0
-    wins = draws = 0
+    wins = 0
     times: list[float] = []
     draw_reasons: Counter[str] = Counter()
     start = time.perf_counter()
@@ -120,16 +119,15 @@ def match(
         times += spent
         if winner is None:
             draw_reasons[reason] += 1
-            draws += 1
             if show_draws:
                 side = game.side_names[game.side_of(a_seat)]
                 print(f"game {i + 1} ({first} as {side}): {reason} after "
                       f"{len(game.history)} moves\n{game.position_string()}\n"
                       f"{game.board_text()}", flush=True)
-            score += 0.5
         elif winner == a_seat:
             wins += 1
-            score += 1.0
+    draws = draw_reasons.total()
+    score = wins + draws / 2
     low, high = wilson(score, games)
     over = "" if limit.time is None else (
         f" over {limit.time + GRACE:.2f}s: {sum(t > limit.time + GRACE for t in times)}"
