@@ -16,6 +16,13 @@ from engine.core import PositionError
 from engine.notation import format_point, parse_point
 
 _RUN = re.compile(r"[1-9][0-9]*")
+#: Echoed input is cut to this many characters in error messages.
+SHOWN = 40
+
+
+def _cut(text: str) -> str:
+    """``repr(text)``, cut to a short prefix when it is long (errors echo their input)."""
+    return repr(text) if len(text) <= SHOWN else f"{text[:SHOWN]!r}..."
 
 
 def split_fields(text: str, names: Sequence[str], game: str) -> list[str]:
@@ -24,7 +31,7 @@ def split_fields(text: str, names: Sequence[str], game: str) -> list[str]:
     if len(fields) != len(names):
         raise PositionError(
             f"{game} position string: expected {len(names)} fields "
-            f"({' '.join(names)}), got {len(fields)} in {text.strip()!r}"
+            f"({' '.join(names)}), got {len(fields)} in {_cut(text.strip())}"
         )
     return fields
 
@@ -57,7 +64,7 @@ def decode_board(
     rows = text.lower().split("/")
     if len(rows) != len(widths):
         raise PositionError(
-            f"{game} position string: {field} field {text!r} has {len(rows)} rows, "
+            f"{game} position string: {field} field {_cut(text)} has {len(rows)} rows, "
             f"expected {len(widths)}"
         )
     out: list[list[str | None]] = []
@@ -68,20 +75,31 @@ def decode_board(
         while at < len(row):
             run = _RUN.match(row, at)
             if run is not None:
+                # bounded before it is read or allocated: a run never exceeds the row
+                if len(run.group()) > len(str(width)) or int(run.group()) > width - len(cells):
+                    raise PositionError(
+                        f"{game} position string: row {label} of the {field} ({_cut(row)}) "
+                        f"has more than {width} cells"
+                    )
                 cells.extend([None] * int(run.group()))
                 at = run.end()
                 continue
             found = cell.match(row, at)
             if found is None:
                 raise PositionError(
-                    f"{game} position string: row {label} of the {field} ({row!r}) has a "
-                    f"bad cell at {row[at:]!r}"
+                    f"{game} position string: row {label} of the {field} ({_cut(row)}) has a "
+                    f"bad cell at {_cut(row[at:])}"
+                )
+            if len(cells) == width:
+                raise PositionError(
+                    f"{game} position string: row {label} of the {field} ({_cut(row)}) "
+                    f"has more than {width} cells"
                 )
             cells.append(found.group())
             at = found.end()
         if len(cells) != width:
             raise PositionError(
-                f"{game} position string: row {label} of the {field} ({row!r}) has "
+                f"{game} position string: row {label} of the {field} ({_cut(row)}) has "
                 f"{len(cells)} cells, expected {width}"
             )
         out.append(cells)
@@ -93,15 +111,16 @@ def parse_side(text: str, tokens: Sequence[str], game: str, field: str = "to-mov
     lowered = text.lower()
     if lowered not in tokens:
         raise PositionError(
-            f"{game} position string: {field} field {text!r} is not one of {', '.join(tokens)}"
+            f"{game} position string: {field} field {_cut(text)} is not one of "
+            f"{', '.join(tokens)}"
         )
     return tokens.index(lowered)
 
 
 def parse_count(text: str, game: str, field: str) -> int:
-    if not text.isdigit():
+    if not (text.isascii() and text.isdigit()) or len(text) > 9:
         raise PositionError(
-            f"{game} position string: {field} field {text!r} is not a count"
+            f"{game} position string: {field} field {_cut(text)} is not a count"
         )
     return int(text)
 
@@ -112,6 +131,6 @@ def parse_square(text: str, n: int, game: str, field: str) -> int:
     if point is None:
         last = format_point(n - 1, n - 1, "native")
         raise PositionError(
-            f"{game} position string: {field} {text!r} is not a point a1..{last}"
+            f"{game} position string: {field} {_cut(text)} is not a point a1..{last}"
         )
     return point[1] * n + point[0]

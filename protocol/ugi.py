@@ -30,6 +30,7 @@ state unchanged; stdout carries protocol lines only (notes go to stderr).
 from __future__ import annotations
 
 import random
+import re
 import sys
 import threading
 from collections.abc import Callable, Iterable
@@ -52,6 +53,14 @@ UNBOUNDED = 10**12
 
 #: The most search threads the ``threads`` option accepts.
 MAX_THREADS = 64
+#: ``go`` parameters are integers of at most this many ASCII digits (ms or playouts).
+MAX_DIGITS = 12
+#: An error message echoes at most this many characters of one input word.
+SHOWN = 40
+#: ... and is cut to this many characters in all.
+MAX_MESSAGE = 300
+#: The ``go`` parameters and their meaning (docs/ugi.md).
+GO_PARAMETERS = ("p1time", "p2time", "p1inc", "p2inc", "movetime", "nodes", "depth")
 
 
 class UgiError(Exception):
@@ -123,15 +132,23 @@ class UgiEngine:
         handler = self.handlers.get(name)
         try:
             if handler is None:
-                raise UgiError(f"unknown command {name!r}")
+                raise UgiError(f"unknown command {shown(name)}")
             handler(args)
         except (UgiError, GameError, ValueError) as error:
-            self.send(f"info string error: {error}")
+            self.send(f"info string error: {bounded(str(error))}")
+            self._answer_failed_go(name)
         except Exception as error:  # noqa: BLE001 - the session must go on
             import traceback
 
             traceback.print_exc(file=self.log)
             self.send(f"info string error: internal error ({type(error).__name__})")
+            self._answer_failed_go(name)
+
+    def _answer_failed_go(self, name: str) -> None:
+        """A ``go`` that failed before its search started still answers (the controller
+        waits for a ``bestmove``)."""
+        if name == "go" and self._worker is None:
+            self.send("bestmove 0000")
 
     def serve(self, stdin: Iterable[str]) -> None:
         """Read commands until ``quit`` or end of input (a search then is stopped)."""
@@ -188,11 +205,13 @@ class UgiEngine:
             return
         if name == "threads" and hasattr(self.player, "threads"):
             if not value.isdigit() or not 1 <= int(value) <= MAX_THREADS:
-                raise UgiError(f"setoption: threads must be 1..{MAX_THREADS}, got {value!r}")
+                raise UgiError(
+                    f"setoption: threads must be 1..{MAX_THREADS}, got {shown(value)}"
+                )
             self.player.threads = int(value)
             return
         if all(spec.name != name for spec in self.cls.OPTIONS):
-            self.note(f"ignoring unknown option {name!r}")
+            self.note(f"ignoring unknown option {shown(name)}")
             return
         options = parse_options(self.cls.OPTIONS, {**self.options, name: value})
         self._check_two_players(options)
@@ -205,25 +224,31 @@ class UgiEngine:
             raise UgiError("position: expected startpos or fen <string>")
         cut = args.index("moves") if "moves" in args else len(args)
         head, moves = args[:cut], args[cut + 1 :]
+        if not head:
+            raise UgiError("position: expected startpos or fen <string> before moves")
         if head[0] == "startpos" and len(head) == 1:
             game = self.cls(**self.options)
         elif head[0] == "fen" and len(head) > 1:
             game = self.cls.from_position_string(" ".join(head[1:]), **self.options)
         else:
-            raise UgiError(f"position: expected startpos or fen <string>, got {head[0]!r}")
+            raise UgiError(
+                f"position: expected startpos or fen <string>, got {shown(head[0])}"
+            )
         forfeit = None
         for token in moves:
             if game.is_over():
-                forfeit = (game.to_move, f"move {token!r} after the end of the game")
+                forfeit = (game.to_move, f"move {shown(token)} after the end of the game")
                 break
             try:
                 game.play_text(token, self.notation)
             except GameError as error:
-                forfeit = (game.to_move, f"illegal move {token!r}: {error}")
+                forfeit = (game.to_move, f"illegal move {shown(token)}: {error}")
                 break
         self.game, self.forfeit = game, forfeit
         if forfeit is not None:
-            self.send(f"info string error: {forfeit[1]}; the game is over, the mover loses")
+            self.send(
+                f"info string error: {bounded(forfeit[1])}; the game is over, the mover loses"
+            )
 
     def _go(self, args: list[str]) -> None:
         self.finish_search()
@@ -234,11 +259,17 @@ class UgiEngine:
             if word == "infinite":
                 infinite = True
                 continue
-            if word not in ("p1time", "p2time", "p1inc", "p2inc", "movetime", "nodes", "depth"):
-                raise UgiError(f"go: unknown parameter {word!r}")
+            if word not in GO_PARAMETERS:
+                raise UgiError(
+                    f"go: unknown parameter {shown(word)} (expected {', '.join(GO_PARAMETERS)}"
+                    " or infinite)"
+                )
             value = next(words, None)
-            if value is None or not value.lstrip("-").isdigit():
-                raise UgiError(f"go: {word} needs an integer, got {value!r}")
+            if value is None or not re.fullmatch(rf"-?[0-9]{{1,{MAX_DIGITS}}}", value):
+                raise UgiError(
+                    f"go: {word} needs an integer of at most {MAX_DIGITS} digits, got "
+                    f"{'nothing' if value is None else shown(value)}"
+                )
             values[word] = int(value)
         game = self.game
         if game.is_over() or self.forfeit is not None:
@@ -250,8 +281,8 @@ class UgiEngine:
         worker = threading.Thread(
             target=self._search, args=(game.copy(), limit, infinite), daemon=True
         )
-        self._worker = worker
         worker.start()
+        self._worker = worker
 
     def limit_for(self, values: dict[str, int], infinite: bool) -> Limit:
         """The player's limit for a ``go``: the tightest of the bounds given."""
@@ -323,7 +354,9 @@ class UgiEngine:
         elif question == "result":
             self.send(f"response {self.result()}")
         else:
-            raise UgiError(f"query: unknown question {question!r} (gameover, p1turn, result)")
+            raise UgiError(
+                f"query: unknown question {shown(question)} (gameover, p1turn, result)"
+            )
 
     def result(self) -> str:
         """``p1win``, ``p2win``, ``draw`` or ``none`` (the game is not over)."""
@@ -348,6 +381,20 @@ class UgiEngine:
                 f"{self.cls.title} with players={options['players']} is not a two-player "
                 "game: UGI (and cutegames) need exactly two players"
             )
+
+
+def shown(text: str) -> str:
+    """``repr(text)``, cut to a short prefix when it is long (errors echo their input)."""
+    return repr(text) if len(text) <= SHOWN else f"{text[:SHOWN]!r}..."
+
+
+def bounded(message: str) -> str:
+    """An error message with every over-long word cut to a prefix and the whole bounded:
+    whatever a message echoes, a huge input never comes back."""
+    message = re.sub(
+        rf"\S{{{2 * SHOWN + 1},}}", lambda found: f"{found.group()[: 2 * SHOWN]}...", message
+    )
+    return message if len(message) <= MAX_MESSAGE else f"{message[:MAX_MESSAGE]}..."
 
 
 def _option_line(spec: OptionSpec, value: object) -> str:

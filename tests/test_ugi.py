@@ -233,10 +233,13 @@ def test_bad_input_is_reported_and_changes_nothing() -> None:
     t = Transcript("brique", {"size": 5})
     t.send("position startpos moves c3")
     before = t.engine.game.position_string()
+    for line in ["go nodes many", "go sideways 3"]:  # a go always ends with a bestmove
+        lines = t.send(line)
+        assert len(lines) == 2 and lines[0].startswith("info string error: "), (line, lines)
+        assert lines[1] == "bestmove 0000"
+        assert t.engine.game.position_string() == before
     for line in [
         "frobnicate",
-        "go nodes many",
-        "go sideways 3",
         "position fen 5/5/5 b -",
         "position fen",
         "position somewhere",
@@ -255,6 +258,84 @@ def test_bad_input_is_reported_and_changes_nothing() -> None:
     assert t.send("setoption name hash value 128") == []  # cutegames' defaults: ignored
     assert "ignoring unknown option 'hash'" in t.log.getvalue()
     assert t.send("") == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "position moves c3",
+        "position moves",
+        f"position fen {'9' * 5000}/5/5/5/5 b -",
+        f"position fen {'9' * 30}/5/5/5/5 b -",
+        "position fen 99999999/5/5/5/5 b -",
+        "position fen 6/5/5/5/5 b -",
+        f"position fen {'x' * 100000}/5/5/5/5 b -",
+        "position fen 5/5/5/5/5 ١ -",
+    ],
+)
+def test_malformed_positions_are_errors_naming_the_input(line: str) -> None:
+    t = Transcript("brique", {"size": 5})
+    t.send("position startpos moves c3")
+    before = t.engine.game.position_string()
+    lines = t.send(line)
+    assert len(lines) == 1 and lines[0].startswith("info string error: "), lines
+    assert "internal error" not in lines[0] and len(lines[0]) < 400, lines
+    assert t.engine.game.position_string() == before
+    assert t.log.getvalue() == ""  # no traceback
+
+
+def test_a_board_row_is_bounded_before_it_is_allocated() -> None:
+    """A run of empty cells longer than the row is refused before a list of that length is
+    made (99999999 cells would be 800 MB)."""
+    import tracemalloc
+
+    t = Transcript("brique", {"size": 11})
+    tracemalloc.start()
+    try:
+        lines = t.send("position fen 99999999/11/11/11/11/11/11/11/11/11/11 b -")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert lines == ["info string error: Brique position string: row 11 of the board "
+                     "('99999999') has more than 11 cells"]
+    assert peak < 10_000_000
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "go movetime abc",
+        "go movetime",
+        "go movetime ١٠٠",
+        f"go movetime {'9' * 5000}",
+        "go wtime 1000 btime 1000",
+        "go wtime 1000 btime 1000 winc 10 binc 10",
+        "go nodes",
+        "go depth -",
+    ],
+)
+def test_every_go_ends_with_a_bestmove(line: str) -> None:
+    """A controller waits for the bestmove of each go: a go it cannot run says why and
+    answers bestmove 0000 (cutegames hung on these)."""
+    t = Transcript("brique", {"size": 5})
+    t.send("position startpos moves c3")
+    lines = t.send(line)
+    assert len(lines) == 2, lines
+    assert lines[0].startswith("info string error: go: ") and len(lines[0]) < 200, lines
+    assert lines[1] == "bestmove 0000"
+    assert t.engine._worker is None
+    assert t.send("go nodes 1")[0].startswith("bestmove ")  # and the next go searches
+
+
+def test_errors_echo_only_a_prefix_of_their_input() -> None:
+    t = Transcript("brique", {"size": 5})
+    huge = "z" * 10_000_000
+    for line in [huge, f"query {huge}", f"position {huge}", f"position startpos moves {huge}",
+                 f"setoption name size value {huge}", f"position fen {huge} b -",
+                 f"go {huge} 1", f"go nodes {huge}"]:
+        lines = t.send(line)
+        assert lines and all(len(out) < 400 for out in lines), (line[:20], lines)
+        assert lines[0].startswith("info string error: ")
 
 
 def test_setoption_starts_a_new_game_with_the_option() -> None:
