@@ -15,8 +15,12 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import hashlib
+import json
 import queue
 import re
+import shlex
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -150,13 +154,27 @@ class MatchConfig:
     grace: float = 1.0
     jobs: int = 1
     sprt: Sprt | None = None
-    record: Path = Path("match.jsonl")
+    #: The JSON-lines record; None: :func:`default_record` (named after the match).
+    record: Path | None = None
     sgf_dir: Path | None = None
     max_moves: int = 2000
     notation: Notation | None = None
 
     def new_referee(self) -> Game[Any]:
         return new_game(self.game, **self.options)
+
+    def canonical_options(self) -> dict[str, str]:
+        """Every option of the game, as the rules core formats it (as the record keeps it)."""
+        referee = self.new_referee()
+        return {spec.name: spec.format(referee.options[spec.name]) for spec in referee.OPTIONS}
+
+    def command_line(self, name: str) -> str:
+        """The command line of engine ``name``, as the record keeps it."""
+        spec = next(spec for spec in self.engines if spec.name == name)
+        return shlex.join(spec.cmd)
+
+    def record_path(self) -> Path:
+        return self.record if self.record is not None else default_record(self)
 
     def validate(self) -> None:
         names = [engine.name for engine in self.engines]
@@ -188,6 +206,29 @@ class MatchConfig:
         if self.format == "gauntlet":
             return [(names[0], other) for other in names[1:]]
         return [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
+
+
+def default_record(config: MatchConfig) -> Path:
+    """``match-GAME-HASH.jsonl`` in the current directory: the hash covers the game, its
+    options and the engines' names and command lines, so the same command resumes its own
+    record and a different match never appends to it."""
+    identity = json.dumps(
+        {"game": config.game, "options": config.canonical_options(),
+         "engines": [[spec.name, list(spec.cmd)] for spec in config.engines]},
+        sort_keys=True,
+    )
+    digest = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:8]
+    return Path(f"match-{config.game}-{digest}.jsonl")
+
+
+class MatchSetupError(ValueError):
+    """The match cannot start (an output that cannot be written, an engine that does not
+    start, a record of another match): nothing was played."""
+
+
+class MatchStopped(RuntimeError):
+    """The match stopped before its end (a record or SGF file could not be written); what
+    was recorded is kept."""
 
 
 def parse_openings(text: str) -> list[list[str]]:
@@ -257,6 +298,17 @@ class EnginePool:
             self.restart(name)
 
 
+def canonical(referee: Game[Any], tokens: list[str], notation: Notation) -> list[str]:
+    """``tokens`` (legal from the referee's position) as the rules core writes them."""
+    game = referee.copy()
+    out = []
+    for token in tokens:
+        move = game.parse_move(token, notation)
+        out.append(game.format_move(move, notation))
+        game.play_text(out[-1], notation)
+    return out
+
+
 def now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 
@@ -266,7 +318,8 @@ def play_game(spec: GameSpec, config: MatchConfig, pool: EnginePool) -> dict[str
     referee = config.new_referee()
     notation: Notation = config.notation or referee.DEFAULT_NOTATION
     names = (spec.black, spec.white)
-    opening = config.openings[spec.opening] if spec.opening is not None else []
+    opening = canonical(referee, config.openings[spec.opening] if spec.opening is not None
+                        else [], notation)
     moves: list[str] = []
     colours: list[str] = []
     times = [0.0, 0.0]
@@ -334,14 +387,22 @@ def play_game(spec: GameSpec, config: MatchConfig, pool: EnginePool) -> dict[str
             if clocks is not None and not clocks[player].spend(elapsed):
                 raise Forfeit(player, "timeout", f"{names[player]}: out of time "
                               f"({elapsed:.2f} s used, {deadline:.2f} s left)")
+            if clocks is None and elapsed > config.move_timeout:
+                raise Forfeit(player, "timeout", f"{names[player]}: took {elapsed:.2f} s, "
+                              f"the move timeout is {config.move_timeout:g} s")
             if not ok:
                 raise Forfeit(player, "error", f"{names[player]}: genmove failed: {text}")
-            token = text.split()[0] if text.split() else ""
+            if not text.split():
+                raise Forfeit(player, "illegal",
+                              f"{names[player]} answered genmove {colour} with no move")
+            token = text.split()[0]
             if token.lower() == "resign":
                 winner, kind = 1 - player, "resign"
                 reason = f"{names[player]} resigned"
                 break
             try:
+                # stored and relayed as the rules core writes it (b5, not B5)
+                token = referee.format_move(referee.parse_move(token, notation), notation)
                 referee.play_text(token, notation)
             except GameError as error:
                 raise Forfeit(player, "illegal",
@@ -371,6 +432,7 @@ def play_game(spec: GameSpec, config: MatchConfig, pool: EnginePool) -> dict[str
         "notation": notation,
         "black": spec.black,
         "white": spec.white,
+        "commands": {name: config.command_line(name) for name in names},
         "opening": opening,
         "moves": moves,
         "colours": colours,
@@ -445,10 +507,25 @@ class Match:
                  on_game: Callable[[dict[str, Any]], None] | None = None) -> None:
         config.validate()
         self.config = config
-        self.records = RecordFile(config.record)
+        self.record_path = config.record_path()
+        self.records = RecordFile(self.record_path)
         self.on_game = on_game
         self.stop = threading.Event()
         self.decision: str | None = None
+        #: Why the match stopped before its end (a file that could not be written).
+        self.failure: str | None = None
+        self._prepared: tuple[list[GameSpec], list[dict[str, Any]]] | None = None
+
+    def prepare(self) -> tuple[list[GameSpec], list[dict[str, Any]]]:
+        """Read the record (:meth:`resume`) and, if games remain, check the outputs and
+        start every engine once; raises :class:`MatchSetupError`. Done once."""
+        if self._prepared is None:
+            todo, records = self.resume()
+            if todo:
+                self.check_outputs()
+                self.check_engines()
+            self._prepared = todo, records
+        return self._prepared
 
     def resume(self) -> tuple[list[GameSpec], list[dict[str, Any]]]:
         """The games still to play, and the finished records (checked against the
@@ -457,16 +534,95 @@ class Match:
         by_index = {spec.index: spec for spec in specs}
         done = self.records.read()
         finished = set()
+        options = self.config.canonical_options()
         for record in done:
             spec = by_index.get(record["index"])
-            if spec is not None and (record["black"], record["white"]) != (spec.black, spec.white):
-                raise ValueError(
-                    f"{self.config.record}: game {record['index']} was {record['black']} - "
-                    f"{record['white']}, this match schedules {spec.black} - {spec.white} "
-                    "(another match's record file?)"
+            difference = self._difference(record, options)
+            if difference is None and spec is not None \
+                    and (record["black"], record["white"]) != (spec.black, spec.white):
+                difference = (f"was {record['black']} - {record['white']}, this match "
+                              f"schedules {spec.black} - {spec.white}")
+            if difference is not None:
+                raise MatchSetupError(
+                    f"{self.record_path}: game {record['index']} {difference} (another "
+                    "match's record file? give this match its own --record)"
                 )
             finished.add(record["index"])
         return [spec for spec in specs if spec.index not in finished], done
+
+    def _difference(self, record: dict[str, Any], options: dict[str, str]) -> str | None:
+        """How a recorded game differs from this match (game, options, engine commands)."""
+        config = self.config
+        if record.get("game_name") != config.game:
+            return f"is a game of {record.get('game_name')}, this match plays {config.game}"
+        recorded = record.get("options", {})
+        for key in sorted(set(options) | set(recorded)):
+            if recorded.get(key) != options.get(key):
+                return (f"was played with {key}={recorded.get(key)}, this match has "
+                        f"{key}={options.get(key)}")
+        names = {spec.name for spec in config.engines}
+        for name, command in sorted(record.get("commands", {}).items()):
+            if name not in names:
+                return f"has engine {name}, which this match does not have"
+            if command != config.command_line(name):
+                return (f"had engine {name} run as {command!r}, this match runs "
+                        f"{config.command_line(name)!r}")
+        return None
+
+    def check_outputs(self) -> None:
+        """Every file the match writes can be written, before the first game: the record,
+        the SGF directory (created if its parent exists) and the engines' stderr logs.
+        Missing parent directories are an error, never created."""
+        path = self.record_path
+        if path.exists():
+            if not path.is_file():
+                raise MatchSetupError(f"--record {path}: not a file")
+            try:
+                path.open("ab").close()
+            except OSError as error:
+                raise MatchSetupError(f"--record {path}: cannot write: {error.strerror}") \
+                    from None
+        else:
+            _check_directory(path.parent, f"--record {path}")
+        sgf_dir = self.config.sgf_dir
+        if sgf_dir is not None and self.config.game in SGF_GAMES:
+            if not sgf_dir.is_dir():
+                if not sgf_dir.parent.is_dir():
+                    raise MatchSetupError(
+                        f"--sgf-dir {sgf_dir}: directory {sgf_dir.parent} does not exist"
+                    )
+                try:
+                    sgf_dir.mkdir()
+                except OSError as error:
+                    raise MatchSetupError(
+                        f"--sgf-dir {sgf_dir}: cannot create: {error.strerror}"
+                    ) from None
+            _check_directory(sgf_dir, f"--sgf-dir {sgf_dir}")
+        for spec in self.config.engines:
+            if spec.stderr is None:
+                continue
+            log = Path(spec.dir or ".") / spec.stderr
+            try:
+                log.open("ab").close()
+            except OSError as error:
+                raise MatchSetupError(
+                    f"engine {spec.name}: stderr={spec.stderr}: cannot open: "
+                    f"{error.strerror or error}"
+                ) from None
+
+    def check_engines(self) -> None:
+        """Start every engine once and ask it ``protocol_version``: an engine that cannot
+        start is an error of the match, not a game lost."""
+        for spec in self.config.engines:
+            try:
+                proc = GtpProcess(spec, self.config.command_timeout)
+                try:
+                    proc.send("protocol_version")
+                finally:
+                    proc.close()
+            except EngineFailure as failure:
+                raise MatchSetupError(f"engine {spec.name} does not start: {failure}") \
+                    from None
 
     def check_sprt(self, records: list[dict[str, Any]]) -> None:
         sprt = self.config.sprt
@@ -480,9 +636,11 @@ class Match:
 
     def run(self, progress: Callable[[int, int], None] | None = None) -> list[dict[str, Any]]:
         """Play every game not yet recorded; return all the records."""
-        todo, records = self.resume()
+        todo, records = self.prepare()
+        self._prepared = None
         total = len(todo) + len(records)
         lock = threading.Lock()
+        recorded = len(records)
         self.check_sprt(records)
         if progress is not None:
             progress(len(records), total)
@@ -491,6 +649,7 @@ class Match:
             jobs.put(spec)
 
         def worker() -> None:
+            nonlocal recorded
             pool = EnginePool(self.config)
             try:
                 while not self.stop.is_set():
@@ -498,10 +657,19 @@ class Match:
                         spec = jobs.get_nowait()
                     except queue.Empty:
                         return
-                    record = play_game(spec, self.config, pool)
-                    self.records.append(record)
-                    if self.config.sgf_dir is not None and self.config.game in SGF_GAMES:
-                        self.write_sgf(record)
+                    try:
+                        record = play_game(spec, self.config, pool)
+                        self.records.append(record)
+                        with lock:
+                            recorded += 1
+                        if self.config.sgf_dir is not None and self.config.game in SGF_GAMES:
+                            self.write_sgf(record)
+                    except Exception as error:  # noqa: BLE001 - the match stops, cleanly
+                        with lock:
+                            if self.failure is None:
+                                self.failure = _failure_text(error)
+                        self.stop.set()
+                        return
                     with lock:
                         records.append(record)
                         self.check_sprt(records)
@@ -518,6 +686,9 @@ class Match:
             thread.start()
         for thread in threads:
             thread.join()
+        if self.failure is not None:
+            raise MatchStopped(f"the match stopped: {self.failure} ({recorded} games "
+                               f"recorded in {self.record_path})")
         return records
 
     def write_sgf(self, record: dict[str, Any]) -> None:
@@ -528,6 +699,23 @@ class Match:
             move = referee.parse_move(token, record["notation"])
             gtp_moves.append(referee.format_move(move, "gtp"))
             referee.play(move)
-        self.config.sgf_dir.mkdir(parents=True, exist_ok=True)
         path = self.config.sgf_dir / f"{self.config.game}-{record['index']:05d}.sgf"
         path.write_bytes(sgf_bytes(record, referee.board_size, gtp_moves))
+
+
+def _check_directory(directory: Path, what: str) -> None:
+    """``directory`` exists and a file can be created in it."""
+    if not directory.is_dir():
+        raise MatchSetupError(f"{what}: directory {directory} does not exist")
+    try:
+        tempfile.TemporaryFile(dir=directory).close()
+    except OSError as error:
+        raise MatchSetupError(f"{what}: cannot write in {directory}: {error.strerror}") \
+            from None
+
+
+def _failure_text(error: Exception) -> str:
+    if isinstance(error, OSError):
+        where = f" {error.filename}" if error.filename else ""
+        return f"cannot write{where}: {error.strerror or error}"
+    return f"{type(error).__name__}: {error}"

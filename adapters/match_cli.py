@@ -8,11 +8,20 @@ import math
 from pathlib import Path
 from typing import Any
 
+import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
-from adapters.match import Format, Match, MatchConfig, Standings, TimeControlSpec, parse_openings
+from adapters.match import (
+    Format,
+    Match,
+    MatchConfig,
+    MatchStopped,
+    Standings,
+    TimeControlSpec,
+    parse_openings,
+)
 from adapters.match_engine import EngineSpec
 from adapters.match_stats import parse_sprt
 from engine.notation import check_notation
@@ -29,12 +38,21 @@ def build_config(
     move_timeout: float,
     jobs: int,
     sprt: str | None,
-    record: Path,
+    record: Path | None,
     sgf_dir: Path | None,
     max_moves: int,
     notation: str | None,
 ) -> MatchConfig:
-    """Raises ValueError with a message naming the bad argument."""
+    """Raises ValueError with a message naming the bad argument, or typer.BadParameter for
+    a number out of its range."""
+    if jobs < 1:
+        raise typer.BadParameter(f"must be at least 1, got {jobs}", param_hint="'--jobs'")
+    if not (math.isfinite(move_timeout) and move_timeout > 0):
+        raise typer.BadParameter(f"must be a positive number of seconds, got {move_timeout:g}",
+                                 param_hint="'--move-timeout'")
+    if max_moves < 1:
+        raise typer.BadParameter(f"must be at least 1, got {max_moves}",
+                                 param_hint="'--max-moves'")
     pairs: dict[str, str] = {}
     for item in options:
         key, sep, value = item.partition("=")
@@ -92,6 +110,9 @@ def run(config: MatchConfig, quiet: bool = False) -> int:
     match = Match(config)
     err = Console(stderr=True)
     out = Console()
+    match.prepare()  # a record of another match, an output or engine that fails: one line
+    if not quiet:
+        err.print(f"record: {match.record_path}", highlight=False)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   console=err, disable=quiet, transient=False) as progress:
         task = progress.add_task(f"{config.game} match", total=None)
@@ -99,7 +120,12 @@ def run(config: MatchConfig, quiet: bool = False) -> int:
         def report(done: int, total: int) -> None:
             progress.update(task, completed=done, total=total)
 
-        records = match.run(report)
+        try:
+            records = match.run(report)
+        except MatchStopped as stopped:
+            progress.stop()
+            typer.echo(f"gtpgames: {stopped}", err=True)
+            return 1
     out.print(results_table(match, records))
     if config.sprt is not None:
         tally = Standings.of(config, records).pairings[config.pairings()[0]]

@@ -14,6 +14,7 @@ import dataclasses
 import os
 import re
 import shlex
+import subprocess
 import time
 from pathlib import Path
 from typing import Literal
@@ -82,11 +83,14 @@ class GtpProcess:
         try:
             self.proc = PopenSpawn(list(spec.cmd), timeout=timeout, encoding=None,
                                    cwd=spec.dir, preexec_fn=redirect_stderr)
-        except OSError as error:
+        except (OSError, subprocess.SubprocessError) as error:
             raise EngineFailure("crash", f"{spec.name}: cannot start: {error}") from None
 
     def send(self, command: str, timeout: float | None = None) -> tuple[bool, str]:
-        """Send one command; (success, response text)."""
+        """Send one command; (success, response text). Output the engine sent before the
+        command (a second answer to an earlier one) is ``garbage``: it would be read as the
+        answer to this one."""
+        self._check_unrequested(command)
         try:
             self.proc.send(command.encode("utf-8") + b"\n")
         except OSError as error:
@@ -111,6 +115,21 @@ class GtpProcess:
             )
         text = match.group(3).decode("utf-8", errors="replace").replace("\r", "").strip()
         return match.group(1) == b"=", text
+
+    def _check_unrequested(self, command: str) -> None:
+        pending = self.proc.buffer
+        try:
+            pending += self.proc.read_nonblocking(4096, 0.001)
+        except pexpect.EOF:
+            pass  # the engine has exited: the command will find out
+        if pending.strip():
+            self.proc.buffer = b""
+            shown = pending.strip()[:60].decode("utf-8", errors="replace")
+            raise EngineFailure(
+                "garbage",
+                f"{self.spec.name}: output nobody asked for before {command!r} (an earlier "
+                f"command answered twice?): {shown!r}",
+            )
 
     def known(self, command: str) -> bool:
         """Whether the engine knows ``command`` (``known_command``, cached)."""

@@ -184,8 +184,8 @@ def match(
         help="Seconds per genmove without --tc.")] = 60.0,
     jobs: Annotated[int, typer.Option(help="Games played in parallel.")] = 1,
     sprt: Annotated[str | None, typer.Option(help="elo0,elo1[,alpha[,beta]].")] = None,
-    record: Annotated[Path, typer.Option(help="JSON-lines record (resumed).")] = Path(
-        "match.jsonl"),
+    record: Annotated[Path | None, typer.Option(
+        help="JSON-lines record, resumed (default: match-GAME-HASH.jsonl).")] = None,
     sgf_dir: Annotated[Path | None, typer.Option(help="Write SGF records here.")] = None,
     max_moves: Annotated[int, typer.Option(help="Adjudicate a draw after N moves.")] = 2000,
     notation: Annotated[str | None, typer.Option(help="gtp or native.")] = None,

@@ -3,7 +3,9 @@ engines of tests/engines/, our own engine, resume after a kill, and the records.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import math
 import os
 import signal
 import subprocess
@@ -218,3 +220,180 @@ def test_sgf_of_flicker_and_bricka_read_by_sgfmill(
             token = referee.format_move(first, "gtp")
             col = "abcdefghjklmn".index(token[0])
             assert nodes[0].get_move()[1] == (int(token[1:]) - 1, col)
+
+
+# ------------------------------------------------------------ what the runner refuses
+
+
+def test_resume_refuses_a_record_of_another_game_options_or_engines(tmp_path: Path) -> None:
+    """A record names its game, options and engine commands; a match that differs is refused
+    with the difference named, not "resumed" into a mixed table."""
+    Match(config(tmp_path, [tiny("a"), tiny("b")], games_per_pairing=1)).run()
+    (record,) = RecordFile(tmp_path / "match.jsonl").read()
+    assert record["commands"] == {name: " ".join(tiny(name).cmd) for name in ("a", "b")}
+    flicker = [EngineSpec(n, (PY, str(ENGINES / "tinygtp.py"), "--game", "flicker"))
+               for n in ("a", "b")]
+    for engines, kw, message in [
+        ([tiny("a"), tiny("b")], {"options": {"size": "7"}},
+         "game 0 was played with size=5, this match has size=7"),
+        (flicker, {"game": "flicker"}, "game 0 is a game of brique, this match plays flicker"),
+        ([tiny("a", "tinygtp", "--seed", "3"), tiny("b")], {},
+         "game 0 had engine a run as"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            Match(config(tmp_path, engines, games_per_pairing=2, **kw)).run()
+    assert len(RecordFile(tmp_path / "match.jsonl").read()) == 1  # nothing appended
+
+
+def test_the_default_record_is_named_after_the_match(tmp_path: Path) -> None:
+    from adapters.match import default_record
+
+    base = config(tmp_path, [tiny("a"), tiny("b")], record=None)
+    name = default_record(base)
+    assert name.parent == Path(".") and name.name.startswith("match-brique-")
+    assert default_record(config(tmp_path, [tiny("a"), tiny("b")], record=None,
+                                 games_per_pairing=10)) == name  # more games: same record
+    assert default_record(config(tmp_path, [tiny("a"), tiny("b")], record=None,
+                                 options={"size": "05"})) == name  # the same options
+    for other in [config(tmp_path, [tiny("a"), tiny("b")], record=None, options={"size": "7"}),
+                  config(tmp_path, [tiny("a"), tiny("c")], record=None),
+                  config(tmp_path, [tiny("a"), tiny("b", "illegal")], record=None)]:
+        assert default_record(other) != name
+
+
+@pytest.mark.parametrize("where", ["record", "record-dir", "sgf", "sgf-parent", "stderr"])
+def test_unwritable_outputs_are_refused_before_the_first_game(
+    tmp_path: Path, where: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "started.log"
+    engines = [tiny("a", "tinygtp", "--log", str(log)), tiny("b")]
+    kw: dict[str, dict[str, Path]] = {
+        "record": {"record": Path("/proc/nope/r.jsonl")},
+        "record-dir": {"record": tmp_path / "missing" / "r.jsonl"},
+        "sgf": {"sgf_dir": Path("/proc/nope")},
+        "sgf-parent": {"sgf_dir": tmp_path / "missing" / "sgf"},
+        "stderr": {},
+    }[where]
+    if where == "stderr":
+        engines[1] = dataclasses.replace(engines[1], stderr=str(tmp_path / "missing" / "e.log"))
+    with pytest.raises(ValueError, match=r"(--record|--sgf-dir|stderr=).*"
+                       r"(does not exist|cannot)") as error:
+        Match(config(tmp_path, engines, games_per_pairing=2, **kw)).run()
+    assert "\n" not in str(error.value)
+    assert not log.exists()  # no engine was started, no game played
+    assert not (tmp_path / "missing").exists()  # parents are not created
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_a_write_failure_mid_match_stops_it_keeping_the_record(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    from adapters.match import MatchStopped
+
+    sgf_dir = tmp_path / "sgf"
+
+    def break_sgf_dir(record: dict[str, Any]) -> None:  # after the first game
+        for path in sgf_dir.iterdir():
+            path.unlink()
+        sgf_dir.rmdir()
+        sgf_dir.write_text("not a directory")
+
+    cfg = config(tmp_path, [tiny("a"), tiny("b")], games_per_pairing=4, sgf_dir=sgf_dir)
+    with pytest.raises(MatchStopped, match=r"the match stopped: cannot write .*sgf.*"
+                       r"\(2 games recorded in ") as error:
+        Match(cfg, on_game=break_sgf_dir).run()
+    assert "\n" not in str(error.value)
+    assert len(RecordFile(cfg.record).read()) == 2  # the second game is recorded, its SGF not
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_the_cli_reports_a_stopped_match_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from adapters import match_cli
+    from adapters.match import MatchStopped
+
+    def stopped(self: Match, progress: Any = None) -> list[dict[str, Any]]:
+        raise MatchStopped("the match stopped: cannot write x.sgf: No space left on device")
+
+    monkeypatch.setattr(Match, "run", stopped)
+    assert match_cli.run(config(tmp_path, [tiny("a"), tiny("b")]), quiet=True) == 1
+    assert capsys.readouterr().err == (
+        "gtpgames: the match stopped: cannot write x.sgf: No space left on device\n")
+
+
+@pytest.mark.parametrize("cmd", [("/nonexistent/engine",), (PY, "-c", "pass")])
+def test_an_engine_that_cannot_start_is_an_error_not_a_game(
+    tmp_path: Path, cmd: tuple[str, ...]
+) -> None:
+    engines = [tiny("a"), EngineSpec("broken", cmd)]
+    cfg = config(tmp_path, engines, games_per_pairing=4)
+    with pytest.raises(ValueError, match="engine broken does not start"):
+        Match(cfg).run()
+    assert not cfg.record.exists() or RecordFile(cfg.record).read() == []
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"),
+    [("jobs", 0), ("jobs", -2), ("move_timeout", -1.0), ("move_timeout", 0.0),
+     ("move_timeout", math.inf), ("max_moves", 0), ("max_moves", -4)],
+)
+def test_match_options_out_of_range_are_usage_errors(
+    tmp_path: Path, flag: str, value: float
+) -> None:
+    import typer
+
+    from adapters.match_cli import build_config
+
+    args: dict[str, Any] = {
+        "game": "brique", "engines": ["a", "b"], "options": [], "games": 2,
+        "format": "round-robin", "openings": None, "tc": None, "move_timeout": 60.0,
+        "jobs": 1, "sprt": None, "record": None, "sgf_dir": None, "max_moves": 2000,
+        "notation": None,
+    }
+    with pytest.raises(typer.BadParameter) as error:
+        build_config(**(args | {flag: value}))
+    message = error.value.format_message()
+    assert f"'--{flag.replace('_', '-')}'" in message and "\n" not in message, message
+    build_config(**args)  # the defaults are fine
+
+
+def test_e2e_jobs_zero_is_refused(tmp_path: Path) -> None:
+    done = subprocess.run([*COMMAND, "match", "brique", "-e", "a", "-e", "b", "--jobs", "0"],
+                          capture_output=True, text=True, timeout=60, check=False, cwd=tmp_path)
+    assert done.returncode == 2 and "--jobs" in done.stderr and done.stdout == ""
+    assert list(tmp_path.iterdir()) == []  # no record was started
+
+
+# ------------------------------------------------------------------------ small truths
+
+
+def test_move_timeout_is_a_hard_limit(tmp_path: Path) -> None:
+    # slow takes 1.2 s a move: over the 1 s move timeout, though within the grace to answer
+    engines = [tiny("slow", "tinygtp", "--delay", "1.2"), tiny("fast")]
+    cfg = config(tmp_path, engines, games_per_pairing=1, move_timeout=1.0, grace=2.0,
+                 max_moves=3)
+    (record,) = Match(cfg).run()
+    assert record["winner"] == "fast" and record["reason_kind"] == "timeout", record
+    assert "slow: took 1." in record["reason"] and "move timeout is 1 s" in record["reason"]
+    assert record["moves"] == []
+
+
+def test_an_engine_that_answers_twice_loses_with_the_reason(tmp_path: Path) -> None:
+    engines = [tiny("good"), tiny("twice", "tinygtp", "--twice", "clear_board")]
+    cfg = config(tmp_path, engines, games_per_pairing=2)
+    for record in Match(cfg).run():
+        assert record["winner"] == "good" and record["reason_kind"] == "garbage", record
+        assert "twice: output nobody asked for" in record["reason"], record
+        assert "played ''" not in record["reason"]
+
+
+def test_the_record_keeps_canonical_tokens(tmp_path: Path) -> None:
+    engines = [tiny("upper", "tinygtp", "--upper", "--seed", "1"), tiny("lower")]
+    cfg = config(tmp_path, engines, games_per_pairing=2, openings=[["C3"]])
+    for record in Match(cfg).run():
+        assert record["reason_kind"] in ("win", "resign"), record
+        tokens = record["opening"] + record["moves"]
+        assert tokens[0] == "c3"
+        assert all(token == token.lower() for token in tokens), tokens
+        replay(record)

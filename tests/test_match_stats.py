@@ -93,3 +93,22 @@ def test_byoyomi_clock() -> None:
     assert clock.spend(7)  # one period used up
     assert clock.time_left() == (5, 2)
     assert clock.available() == 10
+
+
+def test_the_docs_say_when_the_interval_is_infinite() -> None:
+    """docs/tournaments.md: `inf` also for a lopsided score over few games (its example is
+    what the table prints), not only when every game had the same result."""
+    import re
+    from pathlib import Path
+
+    from adapters.match_cli import elo_text
+
+    docs = (Path(__file__).parents[1] / "docs" / "tournaments.md").read_text(encoding="utf-8")
+    text = " ".join(docs.split())
+    found = re.search(r"(\d+) wins and (\d+) loss(?:es)? give `([^`]+)`", text)
+    assert found is not None, "the Results section names a lopsided example"
+    wins, losses, shown = int(found.group(1)), int(found.group(2)), found.group(3)
+    estimate = elo_estimate(wins, 0, losses)
+    assert elo_text(estimate.low, estimate.elo, estimate.high) == shown
+    assert shown.endswith("± inf") and 0 < losses < wins
+    assert elo_estimate(19, 0, 1).high == math.inf  # the normal interval reaches 100%

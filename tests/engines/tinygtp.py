@@ -3,7 +3,8 @@ game (through the rules core) and misbehaves on purpose when a script asks it to
 
 It knows only the standard commands (not gtpgames-game), so the runner must configure it
 with boardsize. Options: --game NAME, --size N, --seed S, --log FILE (every command line
-received is appended there), --delay SECONDS (before each genmove answer).
+received is appended there), --delay SECONDS (before each genmove answer), --upper (moves
+answered in upper case), --twice COMMAND (answers that command twice, in one write).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ def main(hook: Hook | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--log", default=None)
     parser.add_argument("--delay", type=float, default=0.0)
+    parser.add_argument("--upper", action="store_true")
+    parser.add_argument("--twice", default=None)
     args = parser.parse_args()
     options: dict[str, object] = {} if args.size is None else {"size": args.size}
     game = new_game(args.game, **options)
@@ -38,7 +41,8 @@ def main(hook: Hook | None = None) -> None:
              "time_left"}
 
     def reply(text: str, ok: bool = True) -> None:
-        sys.stdout.write(("= " if ok else "? ") + text + "\n\n")
+        response = ("= " if ok else "? ") + text + "\n\n"
+        sys.stdout.write(response * (2 if name == args.twice else 1))
         sys.stdout.flush()
 
     for line in sys.stdin:
@@ -89,6 +93,8 @@ def main(hook: Hook | None = None) -> None:
                     move = game.random_move(rng)
                     answer = game.format_move(move, game.DEFAULT_NOTATION)
                     game.play(move)
+                    if args.upper:
+                        answer = answer.upper()
             if args.delay:
                 time.sleep(args.delay)
             reply(answer)
