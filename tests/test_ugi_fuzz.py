@@ -179,3 +179,25 @@ def test_fuzz_long(name: str, options: dict[str, object]) -> None:
     counts = fuzz(name, options, 20_000, seed=2)
     print(f"\n{name}: {counts}")
     assert counts.lines == 20_000
+
+
+def test_the_real_process_survives_bytes_and_huge_lines() -> None:
+    """Through the real ``gtpgames ugi``: invalid UTF-8, NUL, a 10 MB token, a go that
+    cannot run; every answer is short and the session goes on to the end."""
+    import subprocess
+
+    from tests.test_e2e import COMMAND
+
+    junk = b"\xff\xfe\x00\x80 go\n" + b"z" * 10_000_000 + b"\n"
+    script = (b"ugi\n" + junk + b"go movetime abc\nposition fen " + b"9" * 5000
+              + b"/5/5/5/5 b -\nisready\nposition startpos moves c3\ngo nodes 5\nisready\n"
+              b"quit\n")
+    done = subprocess.run([*COMMAND, "ugi", "brique", "-o", "size=5", "--player", "random"],
+                          input=script, capture_output=True, timeout=120, check=False)
+    assert done.returncode == 0
+    lines = done.stdout.decode("utf-8", errors="replace").splitlines()
+    assert lines.count("readyok") == 2
+    assert sum(line.startswith("bestmove ") for line in lines) == 2
+    assert "bestmove 0000" in lines
+    assert all(len(line) < 400 and "internal error" not in line for line in lines), lines
+    assert b"Traceback" not in done.stderr
