@@ -16,6 +16,8 @@ from engine.core import PositionError
 from engine.notation import format_point, parse_point
 
 _RUN = re.compile(r"[1-9][0-9]*")
+#: A run of empty cells has at most this many digits (read as a count, never allocated).
+_MAX_RUN_DIGITS = 9
 #: Echoed input is cut to this many characters in error messages.
 SHOWN = 40
 
@@ -71,17 +73,19 @@ def decode_board(
     for number, (row, width) in enumerate(zip(rows, widths, strict=True)):
         label = len(widths) - number
         cells: list[str | None] = []
+        count = 0  # the cells the row describes; only the first ``width`` are kept
         at = 0
         while at < len(row):
             run = _RUN.match(row, at)
             if run is not None:
-                # bounded before it is read or allocated: a run never exceeds the row
-                if len(run.group()) > len(str(width)) or int(run.group()) > width - len(cells):
+                if len(run.group()) > _MAX_RUN_DIGITS:  # bounded before it is read
                     raise PositionError(
                         f"{game} position string: row {label} of the {field} ({_cut(row)}) "
                         f"has more than {width} cells"
                     )
-                cells.extend([None] * int(run.group()))
+                count += int(run.group())
+                if count <= width:
+                    cells.extend([None] * int(run.group()))
                 at = run.end()
                 continue
             found = cell.match(row, at)
@@ -90,17 +94,14 @@ def decode_board(
                     f"{game} position string: row {label} of the {field} ({_cut(row)}) has a "
                     f"bad cell at {_cut(row[at:])}"
                 )
-            if len(cells) == width:
-                raise PositionError(
-                    f"{game} position string: row {label} of the {field} ({_cut(row)}) "
-                    f"has more than {width} cells"
-                )
-            cells.append(found.group())
+            count += 1
+            if count <= width:
+                cells.append(found.group())
             at = found.end()
-        if len(cells) != width:
+        if count != width:
             raise PositionError(
                 f"{game} position string: row {label} of the {field} ({_cut(row)}) has "
-                f"{len(cells)} cells, expected {width}"
+                f"{count} cells, expected {width}"
             )
         out.append(cells)
     return out

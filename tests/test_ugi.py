@@ -297,7 +297,7 @@ def test_a_board_row_is_bounded_before_it_is_allocated() -> None:
     finally:
         tracemalloc.stop()
     assert lines == ["info string error: Brique position string: row 11 of the board "
-                     "('99999999') has more than 11 cells"]
+                     "('99999999') has 99999999 cells, expected 11"]
     assert peak < 10_000_000
 
 
