@@ -4,7 +4,7 @@
 ``byo_yomi_time > 0`` with ``stones == 0`` meaning no time limit) and ``kgs-time_settings``
 (none, absolute, byoyomi with periods, canadian). ``time_left`` updates a player's clock.
 
-The allocation (docs/bot.md): main time is shared over the player's expected remaining moves,
+The allocation (docs/design/search.md): main time is shared over the expected remaining moves,
 :func:`moves_left`, estimated from the length of a few random games from the current position
 (a random game runs longer than a real one, so the estimate errs on the side of saving time);
 the answer is never more than what is left less :func:`reserve`.

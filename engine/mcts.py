@@ -394,7 +394,7 @@ class Mcts(Searcher):
         return tuple(line)
 
 
-#: Strength levels: playouts per move when no time limit is given (see docs/bot.md).
+#: Strength levels: playouts per move when no time limit is given (see docs/guide.md).
 LEVELS: dict[int, int] = {1: 100, 2: 300, 3: 1000, 4: 3000, 5: 10000, 6: 30000, 7: 100000}
 DEFAULT_LEVEL = 3
 

@@ -66,7 +66,7 @@ def gtp(
     ] = "mcts",
     level: Annotated[
         int | None,
-        typer.Option(help="Strength level of mcts, 1..7: playouts per move (docs/bot.md)."),
+        typer.Option(help="Strength level of mcts, 1..7: playouts per move (docs/guide.md)."),
     ] = None,
     threads: Annotated[
         int,

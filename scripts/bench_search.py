@@ -5,8 +5,8 @@ Usage: python -m scripts.bench_search [GAME ...] [--seconds S] [--moves K] [--th
 
 For each game, K random opening moves are played (seeded) and the position is searched for S
 seconds: iterations per second. With ``--threads N`` (N > 1) the kernel is also measured on N
-threads (root parallelisation, docs/bot.md), in the same run. Peak memory is measured in a
-second, traced search of the same number of iterations (tracemalloc: Python and numpy
+threads (root parallelisation, docs/design/search.md), in the same run. Peak memory is
+measured in a second, traced search of the same number of iterations (tracemalloc: Python and numpy
 allocations; tracing slows the search, so it is not timed).
 """
 

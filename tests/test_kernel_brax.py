@@ -404,7 +404,7 @@ def test_the_searcher_uses_the_codecs_defaults(codec: Any) -> None:
     from engine import kernels
     from engine.kernels.mcts import Settings
 
-    assert codec.defaults  # Brax departs from the generic defaults (docs/kernels.md)
+    assert codec.defaults  # Brax departs from the generic defaults (docs/design/kernels.md)
     assert kernels.load("brax").settings == Settings(**codec.defaults) != Settings()
 
 

@@ -1,4 +1,4 @@
-"""Tests of the compiled search kernels (engine/kernels, docs/kernels.md).
+"""Tests of the compiled search kernels (engine/kernels, docs/design/kernels.md).
 
 One truth: the array rules are replayed move by move beside the Python rules core along
 random games, and the kernels' playouts are replayed through ``play_text``. The solver is

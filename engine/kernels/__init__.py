@@ -1,5 +1,5 @@
 """Compiled (numba) search kernels, one per game, behind the :class:`engine.search.Searcher`
-interface (docs/kernels.md).
+interface (docs/design/kernels.md).
 
 numba is imported only when a kernel is first needed, never at start-up: importing this
 module imports neither numba nor numpy. :func:`searcher_for` is the one entry point the

@@ -572,7 +572,7 @@ def _zobrist(t: BraxTables, position: bytes) -> int:
 class BraxCodec(Codec):
     """Maps two-player :class:`engine.brax.Brax` games to the arrays above."""
 
-    #: Material playouts and contempt (docs/kernels.md has the matches that chose them).
+    #: Material playouts and contempt (docs/design/figures.md has the matches that chose them).
     defaults: ClassVar[dict[str, Any]] = {"knowledge": 2, "contempt": 0.1}
 
     def supports(self, game: Game[Any]) -> bool:

@@ -248,7 +248,7 @@ class BrickaCodec(Codec):
     """Maps :class:`engine.bricka.Bricka` games to the arrays above."""
 
     #: Playouts draw again, twice at most, instead of a piece that would turn neutral
-    #: (docs/kernels.md has the matches that chose this).
+    #: (docs/design/figures.md has the matches that chose this).
     defaults: ClassVar[dict[str, Any]] = {"knowledge": 2}
 
     def tables(self, game: Game[Any]) -> BrickaTables:

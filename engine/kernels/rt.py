@@ -5,7 +5,7 @@ array rules implement.
 This module imports numba: import it only through :mod:`engine.kernels` (which sets the
 cache directory first), never at start-up.
 
-How one search loop serves every game (docs/kernels.md): the loop in
+How one search loop serves every game (docs/design/kernels.md): the loop in
 :mod:`engine.kernels.mcts` calls the stubs below (``r_legal``, ``r_play``...) with the game's
 *tables*, a NamedTuple class of its own per game. Each stub is a numba ``@overload`` that
 picks the implementation registered for the tables' class, so numba compiles the loop once

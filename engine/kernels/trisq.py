@@ -40,7 +40,7 @@ placement is recorded for AMAF with its player (``DONE`` is not).
 Playout knowledge (level 1): when an enemy piece of the last turn is edge-adjacent to two of
 the mover's pieces in different chains, and those two pieces have another open common
 edge-adjacent slot, the mover's turn starts there (the second placement drawn as above), as a
-Hex playout saves a bridge. Off by default: no gain measured (docs/kernels.md).
+Hex playout saves a bridge. Off by default: no gain measured (docs/design/figures.md).
 
 Codec: a game's turn is :meth:`TrisqCodec.steps` (``(p,)`` -> ``[p, DONE]``, or ``[p]`` on
 Red's first turn; ``(p, q)`` -> ``[p, q]``) and :meth:`TrisqCodec.assemble` makes the turn
