@@ -4,6 +4,7 @@ short history, or none. Random positions of every game, reached by random play (
 games included, where repetitions and wins are one move away), go through their position
 string into a fresh game; the kernel's legal moves there are the rules core's, the result and
 the legal moves after each legal move agree, and every move a small search answers is legal.
+Random games seldom repeat a position: Flicker's repetition record has a test of its own.
 """
 
 from __future__ import annotations
@@ -127,7 +128,6 @@ def test_kernels_read_the_position_not_the_history(case: tuple[str, dict[str, An
     searcher = kernel(name)
     codec = searcher.codec
     rng = random.Random(case_id(case))
-    results: set[int] = set()
     for k, original in enumerate(positions(name, options, rng, 14)):
         game = fresh(original)
         rules = Rules(codec, game)
@@ -137,13 +137,12 @@ def test_kernels_read_the_position_not_the_history(case: tuple[str, dict[str, An
         if game.is_over():
             continue
         moves = game.legal_moves()
-        checked = moves if len(moves) <= 60 else rng.sample(moves, 60)
+        checked = moves if len(moves) <= 24 else rng.sample(moves, 24)
         for move in checked:
             after = rules.play(game, state, move)
             line = game.copy()
             line.play(move)
             assert rules.probe(after, 3) == result_code(line), game.format_move(move)
-            results.add(result_code(line))
             if not line.is_over() and (name != "trisq" or move is checked[0]):
                 assert rules.moves(line, after) == set(line.legal_moves())
         found = searcher.search(game, Limit(playouts=200), random.Random(k))
@@ -153,8 +152,6 @@ def test_kernels_read_the_position_not_the_history(case: tuple[str, dict[str, An
             for move in stat.pv:
                 assert line.is_legal(move), (game.position_string(), stat.pv)
                 line.play(move)
-    if name == "flicker":
-        assert 2 in results  # a move that repeats a position (F9) was among those checked
 
 
 def test_flicker_repetition_record_reaches_the_kernel() -> None:
