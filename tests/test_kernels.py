@@ -103,11 +103,16 @@ def test_a_compilation_is_told_on_stderr(capsys: pytest.CaptureFixture[str]) -> 
 
     from engine import kernels
 
+    def told() -> list[str]:
+        """This test's lines on stderr (a kernel loading in the background on a cold cache
+        may tell of its own compilation meanwhile); nothing on stdout."""
+        out, err = capsys.readouterr()
+        assert out == ""
+        return [line for line in err.splitlines() if "Tiny" in line or "Inner" in line]
+
     with kernels.telling_compiles("Tiny"):
         assert numba.njit(lambda x: x + 1)(1) == 2  # compiled now: no cache
-    out, err = capsys.readouterr()
-    assert out == ""
-    start, end = err.splitlines()
+    start, end = told()
     assert start == (
         "gtpgames: compiling the Tiny search kernel (once: later runs load it from the cache)"
     )
@@ -116,10 +121,11 @@ def test_a_compilation_is_told_on_stderr(capsys: pytest.CaptureFixture[str]) -> 
         assert numba.njit(lambda x: x + 2)(1) == 3
         with kernels.telling_compiles("Inner"):
             pass  # nothing compiled here: nothing said
-    assert "Inner" not in capsys.readouterr().err
+    lines = told()
+    assert len(lines) == 2 and all("Tiny" in line for line in lines)
     with kernels.telling_compiles("Tiny"):
         pass  # nothing compiled: nothing said
-    assert capsys.readouterr() == ("", "")
+    assert told() == []
 
 
 @pytest.mark.slow
