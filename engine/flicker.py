@@ -212,6 +212,23 @@ class Flicker(Game[FlickerMove]):
     def swap_allowed(self) -> bool:
         return self._pie and len(self._history) == 1 and self._to_move == WHITE
 
+    def swap_point(self) -> int | None:
+        """The point of Black's first stone while White may swap it (F10), else ``None``."""
+        return self._history[0].point if self.swap_allowed() else None
+
+    def pie_pending(self) -> bool:
+        """Whether the pie swap is still to come (the start position, pie rule on) or
+        allowed now; ``False`` once it is spent or the game is over."""
+        at_start = not self._history and self._to_move == BLACK and not any(self._board)
+        return self._pie and self._outcome is None and (at_start or self.swap_allowed())
+
+    def earlier_keys(self) -> list[int]:
+        """The exact keys (:meth:`position_key`) of the game's earlier positions, sorted: a
+        turn that brings one of them back draws (F9). A game set up from a position string
+        has those of its ``seen`` field."""
+        key = self._key
+        return sorted(k for k, count in self._seen.items() if count > (k == key))
+
     # -------------------------------------------------------------------------- weak pairs
 
     def _pair_is_weak(self, pid: int) -> bool:
@@ -497,13 +514,8 @@ class Flicker(Game[FlickerMove]):
         n = self._n
         codes = (None, "x", "o")
         rows = [[codes[self._board[r * n + f]] for f in range(n)] for r in reversed(range(n))]
-        at_start = (
-            not self._history and self._to_move == BLACK and not any(self._board)
-        )
-        pending = self._pie and self._outcome is None and (at_start or self.swap_allowed())
-        earlier = dict(self._seen)
-        earlier[self._key] -= 1
-        seen = ",".join(format(key, "x") for key in sorted(k for k, c in earlier.items() if c))
+        pending = self.pie_pending()
+        seen = ",".join(format(key, "x") for key in self.earlier_keys())
         prev = self._last(2)
         return " ".join((
             encode_board(rows),

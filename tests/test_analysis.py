@@ -10,6 +10,7 @@ from typing import Any
 
 from pexpect.popen_spawn import PopenSpawn
 
+from engine import kernels
 from engine.players import Limit, make_player
 from engine.registry import new_game
 from protocol.engine import GtpEngine
@@ -115,6 +116,10 @@ def test_analysis_argument_errors() -> None:
 
 
 def test_analyze_over_the_real_process() -> None:
+    # The process waits for the Brique kernel before its first search bounded by playouts;
+    # with a cold cache that is a compilation of many seconds. Compile it here first, with no
+    # time bound: the process finds it in the cache directory it shares with this one.
+    kernels.warmup(["brique"])
     proc = PopenSpawn([*COMMAND, "gtp", "brique", "--size", "5", "--seed", "1"], timeout=20,
                       encoding="utf-8")
     proc.send("1 gtpgames-analyze 5\n")

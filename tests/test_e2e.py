@@ -63,6 +63,11 @@ def test_end_of_input_exits_cleanly() -> None:
 
 
 def test_stdout_carries_only_responses() -> None:
+    # The genmove waits for the Brique kernel, and a cold cache would compile it (a line on
+    # stderr when it starts and ends): compile it here first, in the cache the process shares.
+    from engine import kernels
+
+    kernels.warmup(["brique"])
     script = b"1 name\nplay b a1\nnosuch\n2 genmove w\nshowboard\nquit\n"
     done = subprocess.run(
         [*COMMAND, "gtp", "brique", "--seed", "3"], input=script, capture_output=True,

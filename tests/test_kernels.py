@@ -10,10 +10,13 @@ fixtures); with a warm cache they load in a fraction of a second.
 from __future__ import annotations
 
 import dataclasses
+import os
 import random
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -69,6 +72,76 @@ def test_importing_the_engine_does_not_import_numba() -> None:
         "assert 'numba' not in sys.modules and 'numpy' not in sys.modules, 'imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_child_process_uses_the_same_cache_directory(tmp_path: Any) -> None:
+    """The parent's NUMBA_CACHE_DIR (set to its kernels' directory) reaches a child, which
+    must find that directory again, not make one more level inside it."""
+    from engine import kernels
+
+    kernels._configure()  # what loading a kernel does first
+    code = "from engine import kernels; print(kernels.cache_dir())"
+    child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True)
+    assert child.stdout.strip() == str(kernels.cache_dir())
+    grandchild = subprocess.run(
+        [sys.executable, "-c", "import subprocess, sys; from engine import kernels; "
+         "kernels._configure(); subprocess.run([sys.executable, '-c', sys.argv[1]])", code],
+        capture_output=True, text=True, check=True,
+    )
+    assert grandchild.stdout.strip() == str(kernels.cache_dir())
+    # A directory the user gives a child is still the one used.
+    own = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True, env=own)
+    assert Path(child.stdout.strip()).parent == tmp_path
+    assert Path(child.stdout.strip()).name == kernels.cache_dir().name
+
+
+def test_a_compilation_is_told_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    import numba
+
+    from engine import kernels
+
+    def told() -> list[str]:
+        """This test's lines on stderr (a kernel loading in the background on a cold cache
+        may tell of its own compilation meanwhile); nothing on stdout."""
+        out, err = capsys.readouterr()
+        assert out == ""
+        return [line for line in err.splitlines() if "Tiny" in line or "Inner" in line]
+
+    with kernels.telling_compiles("Tiny"):
+        assert numba.njit(lambda x: x + 1)(1) == 2  # compiled now: no cache
+    start, end = told()
+    assert start == (
+        "gtpgames: compiling the Tiny search kernel (once: later runs load it from the cache)"
+    )
+    assert re.fullmatch(r"gtpgames: the Tiny search kernel compiled in \d+\.\d s", end)
+    with kernels.telling_compiles("Tiny"):
+        assert numba.njit(lambda x: x + 2)(1) == 3
+        with kernels.telling_compiles("Inner"):
+            pass  # nothing compiled here: nothing said
+    lines = told()
+    assert len(lines) == 2 and all("Tiny" in line for line in lines)
+    with kernels.telling_compiles("Tiny"):
+        pass  # nothing compiled: nothing said
+    assert told() == []
+
+
+@pytest.mark.slow
+def test_a_cold_load_says_it_compiles_on_stderr_only(tmp_path: Any) -> None:
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    env.pop("GTPGAMES_NUMBA_ROOT", None)
+    command = [sys.executable, "-m", "gtpgames", "warmup", "bricka"]
+    cold = subprocess.run(command, capture_output=True, text=True, check=True, env=env)
+    assert re.fullmatch(r"bricka: ready in \d+\.\d s\ncache: .*\n", cold.stdout)
+    assert re.fullmatch(
+        r"gtpgames: compiling the Bricka search kernel \(.*\)\n"
+        r"gtpgames: the Bricka search kernel compiled in \d+\.\d s\n",
+        cold.stderr,
+    )
+    warm = subprocess.run(command, capture_output=True, text=True, check=True, env=env)
+    assert warm.stderr == ""
 
 
 def test_no_kernel_when_switched_off_or_not_supported(

@@ -217,6 +217,22 @@ def test_position_fen_round_trips(name: str, options: dict[str, object]) -> None
         assert t.engine.game.position_string() == game.position_string()
 
 
+def test_the_kernel_searches_the_position_of_a_fen() -> None:
+    """A Flicker fen keeps only its last turns in the history; the compiled search must see
+    its board and its repetition record (it used to replay the history from an empty
+    board and answer occupied points)."""
+    pytest.importorskip("numba")
+    from engine.mcts import MctsPlayer
+
+    fen = "5/5/1ox2/1x3/5 w - +b3 xc2 0,9000,1809000,4000000001000,4000001009000"
+    for seed in (1, 2, 3):
+        t = Transcript("flicker", {"size": 5, "pie": False}, MctsPlayer(random.Random(seed)))
+        t.send(f"position fen {fen} moves b4")
+        (answer,) = t.send("go nodes 200")
+        token = answer.split()[1]
+        assert t.engine.game.is_legal(t.engine.game.parse_move(token, "native")), answer
+
+
 def test_an_illegal_move_in_position_loses_for_its_mover() -> None:
     t = Transcript("brique", {"size": 5})
     lines = t.send("position startpos moves c3 c3")

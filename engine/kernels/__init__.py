@@ -12,19 +12,25 @@ cache when warm, else compiling it: seconds), so a genmove never waits for numba
 The cache lives in ``$NUMBA_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/gtpgames/numba``
 (``~/.cache/gtpgames/numba``), in a subdirectory named after a hash of the kernels' sources:
 numba notices edits to a cached function's own file but not to the files of the functions it
-calls, so any edit here starts a fresh cache.
+calls, so any edit here starts a fresh cache. Child processes (match engines, GoGui's ruler)
+use the same subdirectory as their parent.
+
+Loading a kernel that has to be compiled (an empty or outdated cache: seconds) says so on
+stderr, one line when the compilation starts and one with its seconds when it ends.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import os
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from engine.core import Game
 from engine.search import Searcher
@@ -52,21 +58,36 @@ _failed: dict[str, str] = {}
 load_seconds: dict[str, float] = {}
 
 
+#: Set beside ``NUMBA_CACHE_DIR`` when this process points numba at :func:`cache_dir`: the
+#: directory that it is a subdirectory of. A child process inherits both variables and takes
+#: its subdirectory in the same place (it would otherwise nest one inside its parent's).
+ROOT_ENV = "GTPGAMES_NUMBA_ROOT"
+_PREFIX = "kernels-"
+
+
+def _root() -> Path:
+    """The directory the kernels' cache directories are made in."""
+    base = os.environ.get("NUMBA_CACHE_DIR")
+    inherited = os.environ.get(ROOT_ENV)
+    if base and inherited:
+        path = Path(base)
+        if path.name.startswith(_PREFIX) and path.parent == Path(inherited):
+            return path.parent  # set by a parent process of this program
+    if base:
+        return Path(base)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "gtpgames" / "numba"
+
+
 def cache_dir() -> Path:
     """The directory numba caches the kernels in (see the module docstring)."""
     if _configured:
         return _configured[0]
-    base = os.environ.get("NUMBA_CACHE_DIR")
-    if base:
-        root = Path(base)
-    else:
-        xdg = os.environ.get("XDG_CACHE_HOME")
-        root = (Path(xdg) if xdg else Path.home() / ".cache") / "gtpgames" / "numba"
     digest = hashlib.sha256()
     for path in sorted(Path(__file__).parent.glob("[!_]*.py")):
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
-    return root / f"kernels-{digest.hexdigest()[:12]}"
+    return _root() / f"{_PREFIX}{digest.hexdigest()[:12]}"
 
 
 _configured: list[Path] = []
@@ -80,8 +101,77 @@ def _configure() -> None:
     _configured.append(path)
     path.mkdir(parents=True, exist_ok=True)
     os.environ["NUMBA_CACHE_DIR"] = str(path)
+    os.environ[ROOT_ENV] = str(path.parent)
     if "numba" in sys.modules:
         sys.modules["numba"].config.CACHE_DIR = str(path)
+
+
+class _Compiling:
+    """One kernel load on one thread: whether numba compiled anything yet, and since when."""
+
+    def __init__(self, title: str, out: TextIO | None) -> None:
+        self.title = title
+        self.out = out
+        self.since: float | None = None
+
+    def say(self, text: str) -> None:
+        print(f"gtpgames: {text}", file=self.out or sys.stderr, flush=True)
+
+    def started(self) -> None:
+        if self.since is None:
+            self.since = time.perf_counter()
+            self.say(f"compiling the {self.title} search kernel (once: later runs load it "
+                     "from the cache)")
+
+    def ended(self) -> None:
+        if self.since is not None:
+            seconds = time.perf_counter() - self.since
+            self.say(f"the {self.title} search kernel compiled in {seconds:.1f} s")
+
+
+_compiling = threading.local()
+_listening: list[object] = []
+_listen_lock = threading.Lock()
+
+
+def _listen() -> None:
+    """Register, once, a listener for numba's compile events (numba.core.event): the first
+    one of a load on a thread marks its compilation as started. A function that numba
+    finds in its cache sends none."""
+    with _listen_lock:
+        if _listening:
+            return
+        from numba.core import event
+
+        class Listener(event.Listener):
+            def on_start(self, _event: Any) -> None:
+                job = getattr(_compiling, "job", None)
+                if job is not None:
+                    job.started()
+
+            def on_end(self, _event: Any) -> None:
+                pass
+
+        listener = Listener()
+        event.register("numba:compile", listener)  # type: ignore[no-untyped-call]
+        _listening.append(listener)
+
+
+@contextlib.contextmanager
+def telling_compiles(title: str, out: TextIO | None = None) -> Iterator[None]:
+    """Within the block, on this thread: the first compilation by numba prints
+    ``gtpgames: compiling the <title> search kernel ...`` and the end of the block
+    ``gtpgames: the <title> search kernel compiled in <seconds> s``, on ``out`` (default:
+    stderr, never stdout); nothing when everything comes from the cache. Imports numba."""
+    _listen()
+    job = _Compiling(title, out)
+    outer = getattr(_compiling, "job", None)
+    _compiling.job = job
+    try:
+        yield
+    finally:
+        _compiling.job = outer
+        job.ended()
 
 
 def enabled() -> bool:
@@ -103,7 +193,9 @@ def load(name: str) -> KernelSearcher:
     from engine.registry import new_game
 
     searcher = KernelSearcher(getattr(module, codec_name)())
-    searcher.warm(new_game(name))
+    game = new_game(name)
+    with telling_compiles(game.title):
+        searcher.warm(game)
     with _lock:
         load_seconds.setdefault(name, time.perf_counter() - start)
         _ready[name] = searcher

@@ -5,10 +5,14 @@ from them. Imports numba: reach it only through :mod:`engine.kernels`.
 
 State: the points (0 empty, 1 Black, 2 White), then the player to move, the result (-1 none,
 0/1 the winner, 2 a draw), the kinds of the last two turns and the last turn's point (for the
-restrictions F4-F6), the number of turns and the first turn's point (for the swap), the number
-of position keys, and the keys of every position of the game so far (F9). The rules core keys
-positions exactly; the arrays use 64-bit Zobrist keys (a false repetition needs two of the
-game's positions to collide, odds about 2^-64 per pair).
+restrictions F4-F6), the number of turns while the swap is to come (0 at the start, 1 on
+White's first turn, counted on from 2 once the swap is spent or the pie rule is off) and the
+point of Black's first stone (for the swap; -2 without it), the number of position keys, and
+the keys of every position of the game so far (F9), the current one last. The codec reads all
+of it from the rules core's current position (a game set up from a position string has a
+short history), never by replaying the history. The rules core keys positions exactly; the
+arrays use 64-bit Zobrist keys (a false repetition needs two of the game's positions to
+collide, odds about 2^-64 per pair).
 
 Move codes: a placement i, a removal size + i, the swap 2 size, the pass 2 size + 1. The playout
 plays uniformly random legal moves (drawn by rejection); one longer than four moves per point
@@ -30,7 +34,6 @@ from engine.kernels.rt import inline, r_legal, r_play, rand_below, register
 
 I64 = np.int64
 K_NONE, K_PLACE, K_REMOVE, K_PASS, K_SWAP = 0, 1, 2, 3, 4
-KIND_CODE = {PLACE: K_PLACE, REMOVE: K_REMOVE, PASS: K_PASS, SWAP: K_SWAP}
 # Offsets after the points.
 TO_MOVE, RESULT, LAST_KIND, LAST_POINT, PREV_KIND, PLIES, FIRST, NKEYS, KEYS = range(9)
 
@@ -90,6 +93,27 @@ def tables_for(n: int) -> FlickerTables:
             zob,
         )
     return _TABLES[key]
+
+
+#: Exact position keys (engine.flicker's) -> the arrays' Zobrist keys, per board size.
+_KEYS: dict[tuple[int, int], int] = {}
+
+
+def _zobrist(t: FlickerTables, exact: int) -> int:
+    """The Zobrist key of the position whose exact key (:meth:`Flicker.position_key`:
+    ``colour << 2i`` for a stone on point i, bit ``2 n^2`` for White to move) is ``exact``."""
+    size = t.n * t.n
+    key = _KEYS.get((size, exact))
+    if key is None:
+        key = int(t.zob[0, 0]) if exact >> (2 * size) & 1 else 0
+        for i in range(size):
+            colour = exact >> (2 * i) & 3
+            if colour:
+                key ^= int(t.zob[colour, i])
+        if len(_KEYS) > 1 << 16:
+            _KEYS.clear()
+        _KEYS[(size, exact)] = key
+    return key
 
 
 @inline
@@ -280,60 +304,54 @@ register(
 class FlickerCodec(Codec):
     """Maps :class:`engine.flicker.Flicker` games to the arrays above."""
 
-    def _room(self, game: Flicker) -> int:
+    def _room(self, game: Flicker, earlier: int) -> int:
         size = game.board_size ** 2
-        return len(game.history) + 1 + (2 * size + 10) + 4 * size + 4
+        return earlier + 1 + (2 * size + 10) + 4 * size + 4
 
     def tables(self, game: Game[Any]) -> FlickerTables:
         assert isinstance(game, Flicker)
         return tables_for(game.board_size)
 
     def state(self, game: Game[Any]) -> np.ndarray[Any, np.dtype[np.int64]]:
+        """The arrays of ``game``'s current position, read from the rules core's state (a
+        game set up from a position string has a short history: it is never replayed)."""
         assert isinstance(game, Flicker)
         n = game.board_size
         size = n * n
         t = self.tables(game)
-        s = np.zeros(size + KEYS + self._room(game), dtype=I64)
-        s[size + RESULT] = -1
-        s[size + LAST_POINT] = -1
-        pie = bool(game.options["pie"])
-        s[size + FIRST] = -1 if pie else -2
-        # Replay the history on the arrays' own terms, for the keys of every position.
-        replay = game.new_game()
-        board = [0] * size
-        key = 0
-        keys = [0]
-        for move in game.history:
-            mover = replay.to_move
-            key ^= int(t.zob[0, 0])
-            if move.kind == PLACE:
-                board[move.point] = mover + 1
-                key ^= int(t.zob[mover + 1, move.point])
-            elif move.kind == REMOVE:
-                board[move.point] = 0
-                key ^= int(t.zob[2 - mover, move.point])
-            elif move.kind == SWAP:
-                black = replay.history[0].point
-                white = int(t.mirror[black])
-                board[black] = 0
-                board[white] = 2
-                key ^= int(t.zob[1, black]) ^ int(t.zob[2, white])
-            keys.append(key)
-            replay.play(move)
-        s[:size] = board
+        earlier = game.earlier_keys()
+        s = np.zeros(size + KEYS + self._room(game, len(earlier)), dtype=I64)
+        for r in range(n):
+            for f in range(n):
+                stone = game.stone(f, r)
+                s[r * n + f] = 0 if stone is None else stone + 1
         s[size + TO_MOVE] = game.to_move
         outcome = game.outcome()
-        if outcome is not None:
-            s[size + RESULT] = 2 if outcome.winner is None else outcome.winner
-        history = game.history
-        if history:
-            s[size + LAST_KIND] = KIND_CODE[history[-1].kind]
-            s[size + LAST_POINT] = history[-1].point
-            if pie:
-                s[size + FIRST] = history[0].point
-        if len(history) >= 2:
-            s[size + PREV_KIND] = KIND_CODE[history[-2].kind]
-        s[size + PLIES] = len(history)
+        s[size + RESULT] = -1 if outcome is None else (
+            2 if outcome.winner is None else outcome.winner
+        )
+        # The restrictions of F4-F6: the point just emptied or just placed on, and whether
+        # a removal on the mover's own previous turn bars removals now.
+        banned = game.banned_point()
+        protected = game.protected_point()
+        s[size + LAST_KIND] = K_REMOVE if banned is not None else (
+            K_PLACE if protected is not None else K_NONE
+        )
+        last = banned if banned is not None else protected
+        s[size + LAST_POINT] = -1 if last is None else last
+        barred = banned is None and not game.removal_allowed()
+        s[size + PREV_KIND] = K_REMOVE if barred else K_NONE
+        # The swap (F10): still to come at the start, on Black's first stone now, else spent.
+        swap = game.swap_point()
+        if swap is not None:
+            s[size + PLIES], s[size + FIRST] = 1, swap
+        elif game.pie_pending():
+            s[size + PLIES], s[size + FIRST] = 0, -1
+        else:
+            s[size + PLIES], s[size + FIRST] = 2, -2
+        # The repetition record (F9): the earlier positions, then the current one.
+        keys = [_zobrist(t, key) for key in earlier]
+        keys.append(_zobrist(t, game.position_key()))
         s[size + NKEYS] = len(keys)
         s[size + KEYS: size + KEYS + len(keys)] = keys
         return s
@@ -343,8 +361,20 @@ class FlickerCodec(Codec):
         return 2 * size + 2, 2 * size + 2, 6 * size + 4
 
     def meaning(self, game: Game[Any], state: np.ndarray[Any, Any]) -> list[int]:
+        """The points, the player to move, the result, the restrictions, the swap while it
+        is to come, the current key and the set of the earlier ones."""
         size = game.board_size ** 2
-        return [int(x) for x in state[: size + KEYS + int(state[size + NKEYS])]]
+        head = [int(x) for x in state[: size + KEYS]]
+        kind = head[size + LAST_KIND]
+        if kind not in (K_PLACE, K_REMOVE):
+            head[size + LAST_KIND], head[size + LAST_POINT] = K_NONE, -1
+        if head[size + PREV_KIND] != K_REMOVE:
+            head[size + PREV_KIND] = K_NONE
+        if head[size + PLIES] >= 2 or head[size + FIRST] == -2:
+            head[size + PLIES], head[size + FIRST] = 2, -2
+        keys = [int(x) for x in state[size + KEYS: size + KEYS + int(state[size + NKEYS])]]
+        head[size + NKEYS] = 0
+        return head + keys[-1:] + sorted(set(keys[:-1]))
 
     def plies(self, game: Game[Any]) -> int:
         return 4 * game.board_size ** 2

@@ -449,7 +449,8 @@ class Tree:
         self.tree[8][M_NODES] = 1
         self.codec = codec
         self.most = most
-        self.history = tuple(game.history)
+        #: The root's game (its position and history), for :meth:`find`.
+        self.game = game.copy()
         depth = codes + 8
         plies = codec.plies(game)
         self.scratch: tuple[np.ndarray[Any, Any], ...] = (
@@ -495,18 +496,27 @@ class Tree:
 
     def find(self, game: Game[Any]) -> int:
         """The node of ``game``'s position if ``game`` continues the root's game by one move
-        or more that the tree holds, else -1."""
+        or more that the tree holds, else -1. The moves are those ``game``'s history adds to
+        the root's, and they must lead from the root's position to ``game``'s (a game set up
+        from a position string has a short history: equal histories do not make equal
+        positions)."""
         history = tuple(game.history)
-        old = self.history
+        old = tuple(self.game.history)
         if len(history) <= len(old) or history[: len(old)] != old:
             return -1
         if self.codec.tables(game) is not self.tables:
             return -1
+        replay = self.game.copy()
+        for move in history[len(old):]:
+            if replay.is_over() or not replay.is_legal(move):
+                return -1
+            replay.play(move)
+        codec = self.codec
+        if codec.meaning(game, codec.state(replay)) != codec.meaning(game, codec.state(game)):
+            return -1
         _v, _w, _a, _b, mv, first, count, _p, _meta = self.tree
         node = self.top
-        replay = game.new_game()
-        for move in old:
-            replay.play(move)
+        replay = self.game.copy()
         for move in history[len(old):]:
             for code in self.codec.steps(replay, move):
                 f = int(first[node])
