@@ -140,8 +140,9 @@ def test_cited_rulings_resolve(path: Path) -> None:
 
 
 def rules_links(path: Path, text: str) -> Iterator[tuple[str, str]]:
-    """(page, anchor) for every link into docs/rules: ``docs/rules/<game>.md#<anchor>`` anywhere,
-    and Markdown links ``(<game>.md#<anchor>)``, ``(#<anchor>)``, ``(../rules/<game>.md#<anchor>)``."""
+    """(page, anchor) for every link into docs/rules: ``docs/rules/<game>.md#<anchor>``
+    anywhere, and the Markdown links ``(<game>.md#<anchor>)``, ``(#<anchor>)`` and
+    ``(../rules/<game>.md#<anchor>)``."""
     for match in re.finditer(r"docs/rules/([\w.]+\.md)#([\w-]+)", text):
         yield match.group(1), match.group(2)
     if path.suffix != ".md":
