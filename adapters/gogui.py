@@ -26,7 +26,10 @@ The click mapping of each game is in :mod:`adapters.gogui_games`; docs/gogui.md 
 from __future__ import annotations
 
 import dataclasses
+import importlib.resources
+import re
 import time
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +53,9 @@ from protocol.engine import GtpEngine, Handler
 from protocol.gtp import GtpError
 from protocol.session import GameSession
 
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "games"
+#: The package of the rules pages: docs/rules installed as gtpgames.rules (pyproject.toml).
+RULES_PACKAGE = "gtpgames.rules"
+_ANCHOR = re.compile(r'<a id="[^"]*"></a>')
 
 #: Search commands another module may register; listed for GoGui when present:
 #: command name -> analyze command line (type/label/command).
@@ -470,13 +475,24 @@ class GoGuiCommands:
 
     def rules_text(self, args: tuple[str, ...]) -> str:
         arg.count(args, 0)
-        name = self.game.name
-        path = DOCS / f"{name}.md"
         try:
-            text = path.read_text(encoding="utf-8")
+            return rules_page(self.game.name)
         except OSError:
-            return f"{self.game.title}: see shared/rules/{name}.md"
-        return text.strip()
+            raise GtpError(f"no rules page for {self.game.title}") from None
+
+
+def rules_page(name: str) -> str:
+    """The rules page of the game ``name`` (docs/rules/NAME.md), read from the installed
+    package :data:`RULES_PACKAGE`, or from docs/rules when the sources run without being
+    installed; the HTML anchors of the rulings are left out. Raises OSError if the game has
+    no page."""
+    pages: Traversable
+    try:
+        pages = importlib.resources.files(RULES_PACKAGE)
+    except ModuleNotFoundError:
+        pages = Path(__file__).resolve().parent.parent / "docs" / "rules"
+    text = (pages / f"{name}.md").read_text(encoding="utf-8")
+    return _ANCHOR.sub("", text).strip()
 
 
 def search_gfx(game: Game[Any], clicks: ClickMap, result: SearchResult) -> str:

@@ -1,12 +1,12 @@
 """Brax (Jinx): the exact rules core, with the 3- and 4-player team variants and a hunt.
 
-Implements ``shared/rules/brax.md`` (rulings X1-X16 and V1-V4): 9x9 points joined by red and
+Implements ``docs/rules/brax.md`` (rulings X1-X16 and V1-V4): 9x9 points joined by red and
 blue lines (geometry in :mod:`engine.brax_board`); one step along any line or two steps along
 lines of the mover's colour (turning allowed, never back); the double capture; optional
 captures; the Brax call (X7-X11: call (a) and (b), the one-turn wait, the 1-vs-2 ban, the
 lapse); the win by capturing every enemy piece; the loss without a move; the 1-vs-1 draw after
 10 plies; the house draws (options ``repetition`` and ``nocapture``); the team variants of
-section 5 (option ``players``).
+docs/rules/brax.md#teams (option ``players``).
 
 The hunt (option ``hunt``) is the issue's "one piece against the other side's pieces", which
 ruling X16 leaves unspecified; this module defines it as: Red has a single piece on E1, Blue

@@ -1,8 +1,8 @@
 """Brax (Jinx) board geometry: the 9x9 points and the colour of each of the 144 lines.
 
-Follows ``shared/rules/brax.md`` section 3. The segment colours are kept as the data of the
-tables in sections 3.2 and 3.3 (``HORIZONTAL_ROWS``, ``VERTICAL_ROWS``); the closed form of
-section 3.4 is :func:`closed_form_colour`, and the tests check the two against each other.
+Follows ``docs/rules/brax.md#board``. The segment colours are kept as the data of the
+rules' two tables (``HORIZONTAL_ROWS``, ``VERTICAL_ROWS``); the closed form of the rules'
+formula is :func:`closed_form_colour`, and the tests check the two against each other.
 
 Points are indexed ``i = r * 9 + f`` (f = column from the left, r = row from the bottom,
 both 0-based), as in :mod:`engine.grid`. Colours: ``RED = 0``, ``BLUE = 1`` (the same numbers
@@ -16,7 +16,7 @@ POINTS = N * N
 RED = 0
 BLUE = 1
 
-#: Section 3.2, horizontal segments; row 9 first, each letter the segment between columns
+#: The horizontal segments of the rules' table; row 9 first, each letter the segment between columns
 #: (A-B, B-C, ..., H-I).
 HORIZONTAL_ROWS: tuple[str, ...] = (
     "BBRRBBRR",  # 9
@@ -30,7 +30,7 @@ HORIZONTAL_ROWS: tuple[str, ...] = (
     "BBRRBBRR",  # 1
 )
 
-#: Section 3.3, vertical segments; rows 8-9 first, each letter one column (A..I).
+#: The vertical segments of the rules' table; rows 8-9 first, each letter one column (A..I).
 VERTICAL_ROWS: tuple[str, ...] = (
     "BBRBBBRBB",  # 8-9
     "BRRRBRRRB",  # 7-8
@@ -60,7 +60,7 @@ def vertical_colour(x: int, y: int) -> int:
 
 
 def closed_form_colour(horizontal: bool, x: int, y: int) -> int:
-    """Section 3.4: the colour of a segment from its lower-left end (x, y)."""
+    """The rules' formula: the colour of a segment from its lower-left end (x, y)."""
     if horizontal:
         red = (x % 2 == 0) if y % 2 == 1 else ((x // 2 + y // 2) % 2 == 1)
     else:

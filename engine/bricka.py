@@ -1,6 +1,6 @@
 """Bricka (Marino Carpignano, 2023): the exact rules core.
 
-Follows shared/rules/bricka.md, every ruling K1-K11: the board of 69 intersections and 30
+Follows docs/rules/bricka.md, every ruling K1-K11: the board of 69 intersections and 30
 pentagonal cells (data in :mod:`engine.bricka_board`), White moves first, one placement a turn
 on a free intersection outside the cells of the previous placement, the placed piece turning
 neutral on a strict majority of the non-neutral points of an active cell, the win by a chain of

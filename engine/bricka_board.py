@@ -1,4 +1,4 @@
-"""The Bricka board as data, straight from shared/rules/bricka.md, section 3.
+"""The Bricka board as data, straight from docs/rules/bricka.md#geometry.
 
 69 intersections (3.3), 30 cells with their intersections in counter-clockwise boundary order
 (3.4), the 98 board lines as a neighbour list (3.5), and the six sides with the 34-point

@@ -1,7 +1,7 @@
 """Brique (Luis Bolaños Mures, 2012, with the December 2012 removal rule): the exact rules core.
 
-Follows ``shared/rules/brique.md`` (rulings B1-B11) and the shared conventions of
-``shared/rules/README.md``:
+Follows ``docs/rules/brique.md`` (rulings B1-B11) and the shared conventions of
+``docs/rules/README.md``:
 
 * an n x n checkered board (option ``size``, 3..25, default 11) whose top-left square is light
   (B3): square (f, r) is light iff f + (n-1-r) is even;
@@ -11,7 +11,7 @@ Follows ``shared/rules/brique.md`` (rulings B1-B11) and the shared conventions o
 * a turn puts one stone on an empty square (B5); then every square whose two escorts hold the
   mover's stones and which does not hold a mover's stone receives one, an enemy stone there
   being removed first (B6). Only the squares the placed stone escorts can qualify, so at most
-  two squares are filled and fills never cascade (B7, section 3.3);
+  two squares are filled and fills never cascade (B7, docs/rules/brique.md#diagonal-pairs);
 * the mover wins with an orthogonal chain touching both of their edges (Black: rows 1 and n;
   White: columns a and the last), checked after the fills (B8, B9); no draws, no pass (B11);
 * the pie rule (option ``pie``, default on) as the move ``swap`` (alias ``swap-pieces``) on
@@ -77,7 +77,7 @@ SWAP = BriqueMove(-1)
 
 @dataclasses.dataclass(frozen=True)
 class Geometry:
-    """The fixed data of an n x n Brique board (section 3 of the rules)."""
+    """The fixed data of an n x n Brique board (the geometry of the rules)."""
 
     n: int
     #: light[i]: whether cell i is a light square (B3).
@@ -390,7 +390,7 @@ def fast_playout(game: Brique, rng: random.Random, record: list[BriqueMove] | No
 
     Each colour has its own union-find over the cells; each set's root records which of the
     colour's two edges the set touches (the two virtual edge nodes, kept as bits).
-    A removed enemy stone is simply left in the enemy's structure: by section 3.3 its other
+    A removed enemy stone is simply left in the enemy's structure: by the diagonal form its other
     enemy neighbours (a NE-SW pair) stay joined through the square their pair fills, and any
     edge it touched is touched by such a neighbour, so the live stones' connectivity and edge
     contacts are unchanged; and a removed stone never returns to its colour (the filled

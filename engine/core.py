@@ -10,7 +10,7 @@ play/undo over a stack of saved states:
   ``to_move == 1``;
 * a move is a small frozen, hashable value of the game's own type; text forms are codecs at
   the edge (:meth:`Game.parse_move`, :meth:`Game.format_move`) in both notations of
-  ``shared/rules/README.md``;
+  ``docs/rules/README.md``;
 * two tiers of legality: :meth:`Game.play` trusts its caller (search), while
   :meth:`Game.play_text` and :meth:`Game.check_move` validate and raise a typed error that
   subclasses :class:`ValueError` and names the bad input;

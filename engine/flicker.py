@@ -1,4 +1,4 @@
-"""Flicker: the rules core, following shared/rules/flicker.md (rulings F1-F11).
+"""Flicker: the rules core, following docs/rules/flicker.md (rulings F1-F11).
 
 Flicker is played on the n x n points of a square board. A turn places a stone of the mover's
 colour on an empty point, or removes one enemy stone that belongs to an enemy *weak pair* (two
@@ -137,7 +137,7 @@ def _connects(board: list[int], start: int, colour: int, geo: _Geometry, player:
 
 
 class Flicker(Game[FlickerMove]):
-    """A game of Flicker (see the module docstring and shared/rules/flicker.md)."""
+    """A game of Flicker (see the module docstring and docs/rules/flicker.md)."""
 
     name: ClassVar[str] = "flicker"
     title: ClassVar[str] = "Flicker"

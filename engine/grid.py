@@ -36,7 +36,7 @@ def orthogonal_neighbours(n: int) -> list[tuple[int, ...]]:
 
 def swap_mirror(i: int, n: int) -> int:
     """The pie-rule image of cell ``i``: (f, r) -> (n-1-r, n-1-f), the reflection in the
-    NW-SE diagonal (shared/rules/README.md, "The pie rule as swap-pieces")."""
+    NW-SE diagonal (docs/rules/README.md, "The pie rule")."""
     f, r = coords(i, n)
     return index(n - 1 - r, n - 1 - f, n)
 

@@ -1,4 +1,4 @@
-"""Coordinate codecs for the two notations of ``shared/rules/README.md``.
+"""Coordinate codecs for the two notations of ``docs/rules/README.md``.
 
 * ``gtp``: column letters skip ``i`` (a..h, j..z: 25 columns), as GTP controllers expect.
 * ``native``: consecutive letters including ``i`` (a..y).

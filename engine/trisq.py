@@ -1,6 +1,6 @@
 """Trisq (Luis Bolaños Mures, 2013): the exact rules core.
 
-Follows shared/rules/trisq.md (rulings T1-T11). Each square of the n x n board holds four
+Follows docs/rules/trisq.md (rulings T1-T11). Each square of the n x n board holds four
 trapezium pieces, cut horizontally (h) or vertically (v) by the first piece placed in it; a
 turn places one or two pieces (Red's first turn exactly one); at the end of every turn each two
 point-adjacent pieces of the mover's colour need a piece of that colour edge-adjacent to both

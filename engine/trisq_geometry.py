@@ -1,7 +1,7 @@
 """Trisq geometry: piece polygons, and the adjacency tables computed from them exactly.
 
-Follows shared/rules/trisq.md, section 3 (rulings T2, T3, T6 and T9). The only game data here
-is :data:`PIECES`, the polygons of section 3.1 in quarters of a square's side; everything else
+Follows docs/rules/trisq.md#geometry (rulings T2, T3, T6 and T9). The only game data here
+is :data:`PIECES`, the polygons of the rules in quarters of a square's side; everything else
 (edge and point adjacency between slots, the bridges of every point-adjacent pair, which board
 edges a piece touches) is computed from those polygons with exact rational arithmetic, so a
 different piece shape is a change of :data:`PIECES` only.
@@ -25,8 +25,8 @@ UNIT = 4
 
 Polygon = tuple[tuple[int, int], ...]
 
-#: Section 3.1: PIECES[orientation][corner] is the polygon (counter-clockwise) of that piece
-#: in the square [0, 4] x [0, 4].
+#: docs/rules/trisq.md#geometry: PIECES[orientation][corner] is the polygon (counter-clockwise)
+#: of that piece in the square [0, 4] x [0, 4].
 PIECES: tuple[tuple[Polygon, ...], ...] = (
     (  # h
         ((0, 0), (1, 0), (3, 2), (0, 2)),

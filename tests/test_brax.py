@@ -1,6 +1,6 @@
-"""Tests of the Brax rules core against shared/rules/brax.md: the geometry (section 3), the
-worked examples (section 6), double captures, every call case (X7-X11), the draw rules
-(X13, X14), the team variants (section 5), the hunt, notation, and a naive reference move
+"""Tests of the Brax rules core against docs/rules/brax.md: the board, the
+worked examples, double captures, every call case (X7-X11), the draw rules
+(X13, X14), the team games, the hunt, notation, and a naive reference move
 generator written from the rules text that cross-checks the engine and the perft file."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from tests.perft_file import PERFT_DIR, read_perft_file
 
 RED, BLUE = 0, 1
 
-# The board of section 3.1, copied from the rules file (an independent source for the colours).
+# The board drawn in docs/rules/brax.md#board (an independent source for the colours).
 DRAWING = """\
      A   B   C   D   E   F   G   H   I
  9   +-B-+-B-+-R-+-R-+-B-+-B-+-R-+-R-+
@@ -48,7 +48,7 @@ DRAWING = """\
 
 
 def drawing_colours() -> dict[frozenset[P], int]:
-    """Segment colours read off the section 3.1 drawing: {(x, y), (x', y')} -> colour."""
+    """Segment colours read off the drawing of the rules: {(x, y), (x', y')} -> colour."""
     lines = DRAWING.splitlines()[1:]
     out: dict[frozenset[P], int] = {}
     for k, line in enumerate(lines):
@@ -146,7 +146,7 @@ RefMove = tuple[str, Pieces, int, "set[P] | None"]
 
 class Ref:
     """A slow reference written straight from the rules text: pieces in a dict keyed by
-    (column, row), colours from the section 3.1 drawing, everything recomputed by rescans."""
+    (column, row), colours from the drawing of the rules, everything recomputed by rescans."""
 
     def __init__(self, sides: Sequence[int], pieces: Pieces,
                  order: Sequence[int], idx: int, loner: int = -1) -> None:
@@ -577,7 +577,7 @@ def test_call_b_only_against_the_player_who_moved_last() -> None:
 def test_win_by_capturing_all_and_call_ignored() -> None:
     game = pos("e6 a1", "f6", "red")
     assert "e6-f6!" not in native(game)
-    game.play_text("e6-f6!", "native")  # the call is ignored (checklist step 4)
+    game.play_text("e6-f6!", "native")  # the call is ignored (docs/rules/brax.md#checklist, step 4)
     result = game.outcome()
     assert result is not None and result.winner == 0 and "Red" in result.reason
     assert game.legal_moves() == []
@@ -654,8 +654,8 @@ def test_shorthand() -> None:
 
 def test_shorthand_is_never_ambiguous_on_this_board() -> None:
     """Two own-colour routes round a cell to the opposite corner would need four sides of
-    one colour; every cell has three and one (section 3.4), so a shorthand names at most one
-    path. Checked on the drawing for both colours."""
+    one colour; every cell has three and one (docs/rules/brax.md#board), so a shorthand names
+    at most one path. Checked on the drawing for both colours."""
     for side in (RED, BLUE):
         for x in range(8):
             for y in range(8):

@@ -1,6 +1,6 @@
-"""Tests of the Bricka rules core against shared/rules/bricka.md.
+"""Tests of the Bricka rules core against docs/rules/bricka.md.
 
-The board data is checked against every fact of section 3; the worked examples of section 5
+The board data is checked against every fact of the geometry; the worked examples
 are replayed table by table; and a slow reference written here from the rules text (labels as
 strings, board lines derived from the cell boundaries, naive rescans) cross-checks the legal
 moves, outcomes and perft counts of the engine.
@@ -145,7 +145,7 @@ def ref_winner(winner: str | None) -> int | None:
 
 
 # --------------------------------------------------------------------------------------------
-# Section 3: the board as data.
+# The geometry: the board as data.
 
 
 def test_intersections_rows_of_3_3() -> None:
@@ -438,7 +438,7 @@ def test_bad_tokens(token: str, notation: str, message: str | None) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# Section 5, Example 1: the blocked set after f6.
+# Worked example 1: the blocked set after f6.
 
 
 def test_example_1_blocked_set_after_f6() -> None:

@@ -1,6 +1,6 @@
-"""Tests of the Brique rules core against shared/rules/brique.md.
+"""Tests of the Brique rules core against docs/rules/brique.md.
 
-The worked examples of section 5 are table-driven with ASCII diagrams; the invariants of the
+The worked examples are table-driven with ASCII diagrams; the invariants of the
 issue run on random games; the perft file and the fast playout are checked against
 :class:`Reference`, a deliberately naive implementation written straight from the rules text
 (full rescan of every square for fills, flood fill from the edges for wins, no undo).
@@ -149,7 +149,7 @@ def state(game: Brique) -> tuple[object, ...]:
     return (game.cells(), game.to_move, game.outcome(), tuple(game.history))
 
 
-# ---------------------------------------------------------------------- geometry (3.1-3.4)
+# ---------------------------------------------------------------------------- geometry
 
 
 def test_colours_on_4x4_match_section_3_4() -> None:
@@ -172,7 +172,7 @@ def test_odd_board_has_light_corners() -> None:
     assert all(geo.light[i] for i in (0, 4, 20, 24))
 
 
-# Section 3.4: the squares of the 4x4 board with fewer than two escorts.
+# The squares of the 4x4 board with fewer than two escorts.
 ESCORTS_4X4 = [
     ("a4", []), ("c4", ["b4"]), ("d4", ["d3"]), ("a2", ["a3"]), ("d2", ["d1"]),
     ("a1", ["b1"]), ("c1", ["d1"]),
@@ -197,7 +197,7 @@ def test_exactly_seven_squares_of_4x4_lack_an_escort() -> None:
 
 @pytest.mark.parametrize("n", [3, 4, 5, 8, 11])
 def test_fills_follow_the_diagonal_pair_table(n: int) -> None:
-    """Section 3.3's table (a placement fills only next to itself) equals the escort form."""
+    """The diagonal form's table (a placement fills only next to itself) equals the escort form."""
     game = Brique(size=n)
     for s, pairs in enumerate(game.geo.fills):
         f, r = s % n, s // n

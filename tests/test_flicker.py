@@ -1,6 +1,6 @@
-"""Tests of the Flicker rules core against shared/rules/flicker.md.
+"""Tests of the Flicker rules core against docs/rules/flicker.md.
 
-The worked examples of section 5 are table-driven; invariants run on random games; the perft
+The worked examples are table-driven; invariants run on random games; the perft
 file is cross-checked against :class:`NaiveFlicker`, a slow reference written straight from
 the rules text (stones in a dict, every rule by a full rescan, positions in a plain list).
 """

@@ -224,7 +224,7 @@ def test_brax_from_then_to() -> None:
     assert board.split("\n")[-1] == ". X X X X X X X ."
     assert (side, legal) == ("black", "B1 C1 D1 E1 F1 G1 H1")
     board, side, legal = ruler_play(ruler, "b", "E1")
-    # shared/rules/brax.md 3.2-3.3: E1-E2, E2-E3 and E2-F2 are red, D1 and F1 are Red's
+    # docs/rules/brax.md#board: E1-E2, E2-E3 and E2-F2 are red, D1 and F1 are Red's
     assert (side, legal) == ("black", "E2 E3 F2")
     assert fail(ruler, "play b E1").startswith("illegal move")  # the repeated click
     board, side, legal = ruler_play(ruler, "b", "E3")

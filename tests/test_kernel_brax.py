@@ -1,5 +1,5 @@
 """The Brax kernel (engine/kernels/brax.py) beside the rules core (engine/brax.py) on composed
-positions: the worked examples of shared/rules/brax.md section 6, a repetition draw, the
+positions: the worked examples of docs/rules/brax.md, a repetition draw, the
 fields of a position string (obligation, ban, call (b)), random games from crowded positions
 (which reach calls, call (b), double captures and every draw far more often than games from
 the start), playouts replayed through ``play_text``, the capture-first playouts, the solver,
@@ -100,7 +100,7 @@ def setup(codec: Any, red: str, blue: str, to_move: str, **options: object) -> M
     return mirror
 
 
-# ------------------------------------------------------------------- section 6 examples
+# ---------------------------------------------------------------------- worked examples
 
 
 def test_example_1_the_start(codec: Any) -> None:

@@ -45,7 +45,7 @@ def position_with_one_move_win(name: str, seed: int, **options: Any) -> Game[Any
 
 
 def bricka_example_3() -> Game[Any]:
-    """Worked example 3 of the Bricka rules, one move before White's winning c4."""
+    """docs/rules/bricka.md#example-3, one move before White's winning c4."""
     game = new_game("bricka")
     for token in "k10 c7 j9 c6 i8 d5 h8 k3 g7 i2 f6 l4 e6 e12".split():
         game.play_text(token, "native")

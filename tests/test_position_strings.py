@@ -47,13 +47,13 @@ def test_start_strings(game: Game[Any], text: str) -> None:
 def test_bricka_start_string_lists_the_69_intersections_row_by_row() -> None:
     text = Bricka().position_string()
     board, side, last = text.split()
-    assert (side, last) == ("w", "-")  # White moves first (K1)
+    assert (side, last) == ("w", "-")  # White moves first (K3)
     assert sum(int(row) for row in board.split("/")) == 69
     assert len(board.split("/")) == 13
 
 
 def test_brique_swap_example_from_the_rules() -> None:
-    # shared/rules/README.md: on 11x11, "f4 swap" leaves a White stone on h6, Black to move
+    # docs/rules/README.md: on 11x11, "f4 swap" leaves a White stone on h6, Black to move
     game = Brique()
     game.play_text("f4")
     text = game.position_string()

@@ -1,7 +1,7 @@
-"""Tests of the Trisq rules core against shared/rules/trisq.md.
+"""Tests of the Trisq rules core against docs/rules/trisq.md.
 
 The reference used for cross-checks (:class:`Naive`) works straight from the rules text: it
-decides contacts between two placed pieces from the polygons of section 3.1 by counting the
+decides contacts between two placed pieces from the polygons of the rules by counting the
 lattice points their boundaries share (a method independent of the engine's segment
 arithmetic), enumerates every slot and every pair of slots as candidate turns, applies them,
 and rescans every pair of the mover's pieces for the end-of-turn restriction.
@@ -225,7 +225,8 @@ def play_all(game: Trisq, tokens: str) -> None:
 
 NAMES = {"sw": 0, "se": 1, "nw": 2, "ne": 3}
 
-# Section 3.3: (offset of t from s, orientations (s, t), edge pairs, point pairs).
+# docs/rules/trisq.md#geometry, which pieces touch: (offset of t from s, orientations (s, t),
+# edge pairs, point pairs).
 ADJACENCY_TABLE = [
     ((0, 0), "hh", "sw-se sw-nw sw-ne se-ne nw-ne", ""),
     ((0, 0), "vv", "sw-se sw-nw se-nw se-ne nw-ne", ""),
@@ -304,7 +305,7 @@ def test_edges_touched_follow_t6() -> None:
                     assert geo.touches[slot_index(f, r, o, c, n)] == want
 
 
-# Section 3.4 on a 3x3 board around the centre square s = b2 (index f=1, r=1).
+# docs/rules/trisq.md#bridges on a 3x3 board around the centre square s = b2 (f=1, r=1).
 BRIDGE_TABLE = [
     # (s, corner), (t, corner), orientations of s, t, bridges as (square, corner)
     (((1, 1), "se"), ((2, 1), "nw"), "hh", {((1, 1), "ne"), ((2, 1), "sw")}),

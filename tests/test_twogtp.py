@@ -236,7 +236,8 @@ def test_compat_switches_are_session_settings() -> None:
 
 def test_pass_at_end_after_a_win() -> None:
     prog = program("R", "brique", 1, options={"size": 4, "pie": False}, pass_at_end=True)
-    for move in ("b a1", "w d1", "b b2", "w a4", "b c3", "w d3", "b d4"):  # rules example 4
+    # docs/rules/brique.md#example-4
+    for move in ("b a1", "w d1", "b b2", "w a4", "b c3", "w d3", "b d4"):
         prog.send(f"play {move}")
     assert prog.session.game.outcome() is not None
     assert prog.send("genmove w") == "resign"  # White has lost

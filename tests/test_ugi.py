@@ -22,7 +22,7 @@ from engine.registry import new_game
 from protocol.ugi import PLAYOUTS_PER_PLY, UgiEngine, UgiError
 from tests.test_e2e import COMMAND
 
-#: Who moves first from the start position, from shared/rules/README.md (player index).
+#: Who moves first from the start position, from docs/rules/README.md (player index).
 P1 = {"brique": 0, "flicker": 0, "trisq": 0, "brax": 0, "bricka": 1}
 
 
@@ -157,7 +157,7 @@ def test_whole_games_as_cutegames_plays_them(name: str, options: dict[str, objec
         ("brique", {"size": 3, "pie": "off"}, "a1 a2 c1 b2 a3 c2", "p2win"),
         ("flicker", {"size": 3, "pie": "off"}, "b1 a1 b2 a2 b3", "p1win"),
         ("flicker", {"size": 3, "pie": "off"}, "a1 a2 c1 b2 a3 c2", "p2win"),
-        # rules example 4 of Flicker: the 18-turn cycle brings position P back: a draw
+        # docs/rules/flicker.md#example-4: the 18-turn cycle brings position P back: a draw
         ("flicker", {"size": 5},
          "a1 b1 c1 d1 e1 c2 a2 a3 b2 c3 d2 d3 e2 a4 b3 b4 e3 e4 c4 b5 d4 c5 a5 e5 d5 "
          "b2 pass b2 c3 pass c3 d4 pass d4 b2 pass b2 c3 pass c3 d4 pass d4", "draw"),

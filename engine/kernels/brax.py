@@ -1,5 +1,5 @@
 """Brax (two players) as arrays for the compiled search: the rules of :mod:`engine.brax`
-(shared/rules/brax.md, rulings X1-X15) restated on an int64 state array, and the
+(docs/rules/brax.md, rulings X1-X15) restated on an int64 state array, and the
 :class:`~engine.kernels.mcts.Codec` that maps a two-player :class:`engine.brax.Brax` game to
 and from them. The team variants and the hunt keep the Python search (``supports``).
 Imports numba: reach it only through :mod:`engine.kernels`.
@@ -434,7 +434,7 @@ def _play(t: Any, s: Any, w: Any, move: int) -> None:
         elif not won:
             s[RESULT] = 2  # out of key room: never reached within the playout bound
             return
-    # The checklist of section 4: the win, then the draws in order. A player with a piece
+    # docs/rules/brax.md#checklist: the win, then the draws in order. A player with a piece
     # always has a move in the two-player game (X12), so there is no stalemate to look for.
     if won:
         s[RESULT] = me

@@ -1,5 +1,5 @@
 """Bricka as arrays for the compiled search: the rules of :mod:`engine.bricka`
-(shared/rules/bricka.md, rulings K1-K11) restated on an int32 state array, and the
+(docs/rules/bricka.md, rulings K1-K11) restated on an int32 state array, and the
 :class:`~engine.kernels.mcts.Codec` that maps a :class:`engine.bricka.Bricka` game to and from
 them. Imports numba: reach it only through :mod:`engine.kernels`.
 

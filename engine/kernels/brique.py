@@ -1,5 +1,5 @@
 """Brique as arrays for the compiled search: the rules of :mod:`engine.brique`
-(shared/rules/brique.md, rulings B1-B11) restated on an int32 state array, a fast playout,
+(docs/rules/brique.md, rulings B1-B11) restated on an int32 state array, a fast playout,
 and the :class:`~engine.kernels.mcts.Codec` that maps a :class:`engine.brique.Brique` game
 to and from them. Imports numba: reach it only through :mod:`engine.kernels`.
 

@@ -1,5 +1,5 @@
 """Flicker as arrays for the compiled search: the rules of :mod:`engine.flicker`
-(shared/rules/flicker.md, rulings F1-F11) restated on an int64 state array, and the
+(docs/rules/flicker.md, rulings F1-F11) restated on an int64 state array, and the
 :class:`~engine.kernels.mcts.Codec` that maps a :class:`engine.flicker.Flicker` game to and
 from them. Imports numba: reach it only through :mod:`engine.kernels`.
 

@@ -1,5 +1,5 @@
 """Trisq as arrays for the compiled search: the rules of :mod:`engine.trisq`
-(shared/rules/trisq.md, rulings T1-T11) restated on an int32 state array, in *steps*, a
+(docs/rules/trisq.md, rulings T1-T11) restated on an int32 state array, in *steps*, a
 playout of whole random turns, and the :class:`~engine.kernels.mcts.Codec` that maps a
 :class:`engine.trisq.Trisq` game to and from them. Imports numba: reach it only through
 :mod:`engine.kernels`.
