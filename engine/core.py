@@ -26,7 +26,7 @@ import random
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Generic, Literal, Self, TypeVar
 
-from engine.notation import Notation
+from engine.notation import Notation, natural_key
 
 Move = TypeVar("Move")
 
@@ -292,6 +292,14 @@ class Game(abc.ABC, Generic[Move]):
         without variants that differ only by an annotation (Brax's ``!`` calls). The
         default is :meth:`legal_moves`."""
         return self.legal_moves()
+
+    def listed_moves_text(self, notation: Notation = "gtp") -> str:
+        """The tokens of :meth:`listed_moves`, space-separated, in natural order (``a2``
+        before ``a10``: :func:`~engine.notation.natural_key`): the answer to
+        ``gtpgames-legal_moves``. Games with very long lists override this with a direct
+        writer that gives the same text."""
+        tokens = {self.format_move(m, notation) for m in self.listed_moves()}
+        return " ".join(sorted(tokens, key=natural_key))
 
     def play_text(self, token: str, notation: Notation = "gtp") -> Move:
         """Parse, validate and play a token; the state is unchanged if this raises."""

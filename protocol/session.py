@@ -8,7 +8,6 @@ so a failure leaves the session as it was.
 from __future__ import annotations
 
 import dataclasses
-import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -27,11 +26,6 @@ from engine.registry import UnknownGameError, game_summaries, new_game
 from protocol import args as arg
 from protocol.engine import Handler
 from protocol.gtp import GtpError
-
-
-def natural_key(token: str) -> tuple[Any, ...]:
-    """Sort key that orders ``a2`` before ``a10``."""
-    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", token))
 
 
 def parse_option_pairs(items: tuple[str, ...]) -> dict[str, str]:
@@ -333,8 +327,7 @@ class GameSession:
 
     def legal_moves(self, args: tuple[str, ...]) -> str:
         arg.count(args, 0)
-        tokens = {self.game.format_move(m, self.notation) for m in self.game.listed_moves()}
-        return " ".join(sorted(tokens, key=natural_key))
+        return self.game.listed_moves_text(self.notation)
 
     def perft(self, args: tuple[str, ...]) -> str:
         arg.count(args, 1, usage="gtpgames-perft DEPTH")

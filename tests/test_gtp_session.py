@@ -7,9 +7,10 @@ import random
 
 import pytest
 
+from engine.notation import natural_key
 from engine.registry import GAMES, available_games, new_game
 from protocol.engine import GtpEngine
-from protocol.session import GameSession, natural_key
+from protocol.session import GameSession
 from tests.gtp_helpers import check, fail, make_engine, ok
 
 GAME_NAMES = available_games()
