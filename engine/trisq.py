@@ -96,6 +96,10 @@ class Trisq(Game[TrisqMove]):
     )
     COLORS = {"b": BLACK, "black": BLACK, "red": BLACK, "w": WHITE, "white": WHITE, "blue": WHITE}
 
+    @property
+    def side_names(self) -> tuple[str, ...]:
+        return ("red", "blue")
+
     def __init__(self, **options: object) -> None:
         super().__init__(**options)
         n = int(self.options["size"])
@@ -454,7 +458,7 @@ class Trisq(Game[TrisqMove]):
             lines.append("    " + " ".join(bottom))
         lines.append(lines[0])
         lines.append("each square: h/v orientation, then nw ne over sw se;")
-        lines.append("R = Red (b, bottom-top), B = Blue (w, left-right), . = empty")
+        lines.append("R = Red (bottom and top edges), B = Blue (left and right edges), . = empty")
         return "\n".join(lines)
 
     # ------------------------------------------------------------------------- internals

@@ -95,7 +95,7 @@ def gtp(
         bool, typer.Option(help="Write the pie swap as pass on White's first turn (twogtp).")
     ] = False,
     pass_at_end: Annotated[
-        bool, typer.Option(help="After the end, genmove passes unless lost (twogtp).")
+        bool, typer.Option(help="Accept play X pass after the end of the game (twogtp).")
     ] = False,
 ) -> None:
     """Run a GTP version 2 engine for GAME on stdin/stdout."""
