@@ -19,6 +19,25 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from protocol.server import VERSION
+
+        typer.echo(f"gtpgames {VERSION}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True,
+                     help="Print the version and exit."),
+    ] = False,
+) -> None:
+    """Exact rules engines for Brique, Trisq, Flicker, Brax and Bricka, spoken over GTP."""
+
+
 def _fail(message: str) -> None:
     typer.echo(f"gtpgames: {message}", err=True)
     raise typer.Exit(2)

@@ -48,6 +48,13 @@ def test_listing_is_the_generic_text_at_8x8(notation: Notation) -> None:
         assert game.listed_moves_text(notation) == reference_text(game, notation)
 
 
+@pytest.mark.parametrize("notation", NOTATIONS)
+def test_listing_is_the_generic_text_at_9x9(notation: Notation) -> None:
+    """From 9 columns on, the two notations name the columns differently (i)."""
+    game = positions(9, 5, 8)[-1]
+    assert game.listed_moves_text(notation) == reference_text(game, notation)
+
+
 def test_legal_moves_answer_is_the_generic_text_at_a_small_multiple_of_its_size() -> None:
     """At size 10, Blue's first turn lists 313,833 moves (3.8 MB): building, formatting and
     sorting every move took 24 times the answer's size; writing it directly, the
