@@ -85,6 +85,11 @@ _POSITION_CELL = re.compile("[rb]")
 _COLOUR_WORD = ("Red", "Blue")
 
 
+def _amount(count: int, singular: str, plural: str = "") -> str:
+    """``1 piece``, ``2 pieces``."""
+    return f"{count} {singular if count == 1 else plural or singular + 's'}"
+
+
 def _points(text: str) -> list[int]:
     out = []
     for token in text.split():
@@ -354,7 +359,7 @@ class Brax(Game[BraxMove]):
 
     @property
     def side_names(self) -> tuple[str, ...]:
-        return ("black", "white") if self._nseats == 2 else ("red", "blue")
+        return ("red", "blue")
 
     def side_of(self, player: int) -> int:
         return self._seat_side[player]
@@ -385,9 +390,9 @@ class Brax(Game[BraxMove]):
     def _seat_names(self) -> list[str]:
         return [f"p{k + 1}" for k in range(self._nseats)]
 
-    def _seat_word(self, seat: int) -> str:
-        colour = _COLOUR_WORD[self._seat_side[seat]]
-        return colour if self._nseats == 2 else f"p{seat + 1} ({colour})"
+    def player_name(self, player: int) -> str:
+        colour = _COLOUR_WORD[self._seat_side[player]]
+        return colour if self._nseats == 2 else f"p{player + 1} ({colour})"
 
     # ----------------------------------------------------------------- state queries
 
@@ -600,7 +605,7 @@ class Brax(Game[BraxMove]):
         code = seat + 1
         board = self._board
         side = self._seat_side[seat]
-        name = self._seat_word(seat)
+        name = self.player_name(seat)
         loner = seat == self._loner
         for k, path in enumerate(turn):
             start = format_point(path[0] % N, path[0] // N, notation)
@@ -608,7 +613,7 @@ class Brax(Game[BraxMove]):
             if k == 0 and x == 0:
                 return f"no piece on {start}"
             if k == 0 and x != code:
-                return f"{start} holds a {self._seat_word(x - 1)} piece, not {name}'s"
+                return f"{start} holds a {self.player_name(x - 1)} piece, not {name}'s"
             if k == 0 and path not in piece_paths(board, path[0], side, self._sideof):
                 return f"{start} cannot move along that path (X4, X5)"
         first = turn[0]
@@ -678,11 +683,11 @@ class Brax(Game[BraxMove]):
             return Outcome(side, f"{word} captured every {other} piece")
         counts = self._side_counts(self._board)
         if counts == [1, 1] and self._quiet >= 10:
-            return Outcome(None, "draw: one piece each and 10 plies without capture (X13)")
+            return Outcome(None, "one piece each and 10 plies without capture (X13)")
         if self.options["repetition"] and self._rep[key] >= 3:
-            return Outcome(None, "draw: the position occurred for the third time (X14)")
+            return Outcome(None, "the position occurred for the third time (X14)")
         if self.options["nocapture"] and self._quiet >= 100:
-            return Outcome(None, "draw: 100 plies without capture (X14)")
+            return Outcome(None, "100 plies without capture (X14)")
         if self._nseats == 2:
             nxt = self.to_move
             ncode = nxt + 1
@@ -943,8 +948,8 @@ class Brax(Game[BraxMove]):
             )
         lines.append(f"lines: R = red, B = blue; {pieces}")
         counts = self._side_counts(self._board)
-        lines.append(f"Red {counts[RED]} pieces, Blue {counts[BLUE]} pieces; "
-                     f"{self._quiet} plies without capture")
+        lines.append(f"Red {_amount(counts[RED], 'piece')}, Blue {_amount(counts[BLUE], 'piece')}; "
+                     f"{_amount(self._quiet, 'ply', 'plies')} without capture")
         if self._result is None:
             seat = self.to_move
             if self._forced:
@@ -954,7 +959,7 @@ class Brax(Game[BraxMove]):
                     for p in self._forced
                 )
                 note = "" if movable else " (none can move: the obligation lapses)"
-                lines.append(f"Brax! {self._seat_word(seat)} must move one of: {pts}{note}")
+                lines.append(f"Brax! {self.player_name(seat)} must move one of: {pts}{note}")
         return "\n".join(lines)
 
     # ------------------------------------------------------------------- fast playout
@@ -1083,15 +1088,15 @@ class Brax(Game[BraxMove]):
             quiet = 0 if captured else quiet + 1
             idx = nxt
             if side_count[0] == 1 and side_count[1] == 1 and quiet >= 10:
-                return Outcome(None, "draw: one piece each and 10 plies without capture (X13)")
+                return Outcome(None, "one piece each and 10 plies without capture (X13)")
             if repetition:
                 key = bytes(board) + bytes((idx,))
                 seen = rep.get(key, 0) + 1
                 rep[key] = seen
                 if seen >= 3:
-                    return Outcome(None, "draw: the position occurred for the third time (X14)")
+                    return Outcome(None, "the position occurred for the third time (X14)")
             if nocapture and quiet >= 100:
-                return Outcome(None, "draw: 100 plies without capture (X14)")
+                return Outcome(None, "100 plies without capture (X14)")
 
 
 def _distance(a: int, b: int) -> int:

@@ -169,7 +169,7 @@ class Bricka(Game[BrickaMove]):
                 )
                 self._outcome = Outcome(
                     player,
-                    f"{_COLOUR_NAMES[player]} wins: a chain joins the two {pair} sides{how}",
+                    f"{_COLOUR_NAMES[player]}'s chain joins the two {pair} sides{how}",
                 )
                 return
         if self._free == 0:
@@ -356,7 +356,7 @@ class Bricka(Game[BrickaMove]):
                         if pair is not None:
                             game._outcome = Outcome(
                                 player,
-                                f"{_COLOUR_NAMES[player]} wins: a chain joins the two "
+                                f"{_COLOUR_NAMES[player]}'s chain joins the two "
                                 f"{pair} sides",
                             )
             if game._outcome is None and game._free == 0:
@@ -507,10 +507,10 @@ def _point_name(point: int, notation: Notation) -> str:
 def _count_outcome(black: int, white: int, when: str) -> Outcome:
     """K10: more pieces of one's own colour wins; equal is a draw."""
     if white > black:
-        return Outcome(WHITE, f"White wins by count {when}, {white} to {black}")
+        return Outcome(WHITE, f"White has more pieces {when}, {white} to {black}")
     if black > white:
-        return Outcome(BLACK, f"Black wins by count {when}, {black} to {white}")
-    return Outcome(None, f"draw by count {when}, {white} to {black}")
+        return Outcome(BLACK, f"Black has more pieces {when}, {black} to {white}")
+    return Outcome(None, f"equal count {when}, {white} to {black}")
 
 
 def _win_outcome(winner: int, mover: int, board: list[int]) -> Outcome:
@@ -527,6 +527,6 @@ def _win_outcome(winner: int, mover: int, board: list[int]) -> Outcome:
                 )
                 return Outcome(
                     winner,
-                    f"{_COLOUR_NAMES[winner]} wins: a chain joins the two {pair} sides{how}",
+                    f"{_COLOUR_NAMES[winner]}'s chain joins the two {pair} sides{how}",
                 )
     raise AssertionError("no chain found")

@@ -26,7 +26,7 @@ import random
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Generic, Literal, Self, TypeVar
 
-from engine.notation import Notation
+from engine.notation import Notation, natural_key
 
 Move = TypeVar("Move")
 
@@ -58,7 +58,9 @@ class PositionError(GameError):
 @dataclasses.dataclass(frozen=True)
 class Outcome:
     """The end of a game: ``winner`` is a side index (see :attr:`Game.side_names`) or ``None``
-    for a draw; ``reason`` is a short human-readable sentence."""
+    for a draw; ``reason`` is a short human-readable sentence that says how the game ended,
+    naming sides by the game's own colours, and does not start with the result itself (no
+    ``draw:`` or ``White wins:``): the protocol writes the result before it."""
 
     winner: int | None
     reason: str
@@ -175,12 +177,18 @@ class Game(abc.ABC, Generic[Move]):
 
     @property
     def side_names(self) -> tuple[str, ...]:
-        """Names of the sides an :class:`Outcome` can name (``black``, ``white`` by default)."""
+        """The game's own names of the sides an :class:`Outcome` can name, lowercase
+        (``black``, ``white`` by default; ``red``, ``blue`` in Trisq and Brax)."""
         return ("black", "white")
 
     def side_of(self, player: int) -> int:
         """The side (colour or team) that ``player`` plays for."""
         return player
+
+    def player_name(self, player: int) -> str:
+        """The name a person reads for ``player``: the game's own colour (``Red`` in Trisq,
+        where the GTP colour is ``b``), or the seat and its team in Brax's team variants."""
+        return self.side_names[self.side_of(player)].capitalize()
 
     @property
     def board_size(self) -> int:
@@ -292,6 +300,14 @@ class Game(abc.ABC, Generic[Move]):
         without variants that differ only by an annotation (Brax's ``!`` calls). The
         default is :meth:`legal_moves`."""
         return self.legal_moves()
+
+    def listed_moves_text(self, notation: Notation = "gtp") -> str:
+        """The tokens of :meth:`listed_moves`, space-separated, in natural order (``a2``
+        before ``a10``: :func:`~engine.notation.natural_key`): the answer to
+        ``gtpgames-legal_moves``. Games with very long lists override this with a direct
+        writer that gives the same text."""
+        tokens = {self.format_move(m, notation) for m in self.listed_moves()}
+        return " ".join(sorted(tokens, key=natural_key))
 
     def play_text(self, token: str, notation: Notation = "gtp") -> Move:
         """Parse, validate and play a token; the state is unchanged if this raises."""

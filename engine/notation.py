@@ -10,7 +10,7 @@ Rows are numbers from 1 at the bottom in both. Column index ``f`` and row index 
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Any, Literal
 
 Notation = Literal["gtp", "native"]
 NOTATIONS: tuple[Notation, ...] = ("gtp", "native")
@@ -20,6 +20,11 @@ NATIVE_LETTERS = "abcdefghijklmnopqrstuvwxy"
 _LETTERS: dict[str, str] = {"gtp": GTP_LETTERS, "native": NATIVE_LETTERS}
 
 _POINT = re.compile(r"([a-z])([0-9]{1,2})")
+
+
+def natural_key(token: str) -> tuple[Any, ...]:
+    """Sort key that orders ``a2`` before ``a10``: runs of digits compare as numbers."""
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", token))
 
 
 def check_notation(text: str) -> Notation:

@@ -26,6 +26,7 @@ rejection (distribution documented there).
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from collections.abc import Sequence
@@ -42,7 +43,7 @@ from engine.core import (
     Outcome,
     PositionError,
 )
-from engine.notation import Notation, column_letter, format_point, parse_point
+from engine.notation import Notation, column_letter, format_point, natural_key, parse_point
 from engine.position_text import decode_board, encode_board, parse_side, split_fields
 from engine.trisq_geometry import (
     BOTTOM,
@@ -70,6 +71,21 @@ SINGLE_PROBABILITY = 0.25
 SAMPLE_ATTEMPTS = 200
 
 
+@functools.cache
+def _listing_tables(n: int, notation: Notation) -> tuple[list[str], list[int], list[int]]:
+    """For an n x n board: the token of every slot, the slots in the natural order of their
+    tokens, and each slot's place in that order."""
+    names = [
+        f"{format_point(f, r, notation)}{ORIENTATIONS[o]}{CORNERS[c]}"
+        for f, r, o, c in (slot_parts(slot, n) for slot in range(8 * n * n))
+    ]
+    order = sorted(range(len(names)), key=lambda slot: natural_key(names[slot]))
+    rank = [0] * len(names)
+    for place, slot in enumerate(order):
+        rank[slot] = place
+    return names, order, rank
+
+
 class Trisq(Game[TrisqMove]):
     """A Trisq game; player 0 is Red (GTP ``b``), player 1 is Blue (``w``)."""
 
@@ -79,6 +95,10 @@ class Trisq(Game[TrisqMove]):
         OptionSpec("size", "int", 8, "board size n (n x n squares)", minimum=4, maximum=19),
     )
     COLORS = {"b": BLACK, "black": BLACK, "red": BLACK, "w": WHITE, "white": WHITE, "blue": WHITE}
+
+    @property
+    def side_names(self) -> tuple[str, ...]:
+        return ("red", "blue")
 
     def __init__(self, **options: object) -> None:
         super().__init__(**options)
@@ -254,6 +274,85 @@ class Trisq(Game[TrisqMove]):
             raise RuntimeError("Trisq: no legal turn in a running game (rules violated)")
         return moves
 
+    def listed_moves_text(self, notation: Notation = "gtp") -> str:
+        """The text of :meth:`Game.listed_moves_text`, written without building the moves.
+
+        Tokens in natural order are grouped by their first placement p (the lower slot),
+        the single ``p`` first, then every ``p+q`` by q's place in that order. Placements sort
+        by column, row, then orientation and corner, so the second placements q > p that
+        pair with a good p are, column by column, a tail of that column's good slots: the
+        group is written from those tails, and only a column that holds one of p's few
+        exceptions (forbidden pairs of good slots, pairs with a bad slot) is filtered."""
+        if self._winner is not None:
+            return ""
+        n = self.n
+        names, order, rank = _listing_tables(n, notation)
+        mover = self._to_move
+        is_open = self._open
+        bad = self._defects(mover)
+        good = bytearray(len(is_open))
+        for s in range(len(is_open)):
+            if is_open[s] and s not in bad:
+                good[s] = 1
+        if not self._history:
+            return " ".join(names[s] for s in order if good[s])
+        # the pairs that depart from "every two good slots": p -> partners q > p
+        forbidden: dict[int, set[int]] = {}
+        for a, b in self._forbidden_good_pairs(mover, bad):
+            forbidden.setdefault(min(a, b), set()).add(max(a, b))
+        extra: dict[int, list[int]] = {}
+        for p in sorted(bad):
+            for q in self._fixers(p, bad[p]):
+                if q in bad and q < p:
+                    continue
+                if self._pair_ok(p, q, mover, bad):
+                    extra.setdefault(min(p, q), []).append(max(p, q))
+        # per column: its good slots in listing order (rows upwards), and for each row r
+        # the index of the column's first good slot at row r or above
+        col_slots: list[list[int]] = [[] for _ in range(n)]
+        for s in order:
+            if good[s]:
+                col_slots[(s >> 3) % n].append(s)
+        col_names = [[names[s] for s in slots] for slots in col_slots]
+        starts: list[list[int]] = []
+        for slots in col_slots:
+            row_start = [len(slots)] * (n + 1)
+            for i in range(len(slots) - 1, -1, -1):
+                row_start[(slots[i] >> 3) // n] = i
+            for r in range(n - 1, -1, -1):
+                row_start[r] = min(row_start[r], row_start[r + 1])
+            starts.append(row_start)
+        groups: list[str] = []
+        for p in order:
+            if not is_open[p]:
+                continue
+            square = p >> 3
+            fp, rp = square % n, square // n
+            exceptions = forbidden.get(p, set())
+            added = extra.get(p, [])
+            touched = {(q >> 3) % n for q in exceptions} | {(q >> 3) % n for q in added}
+            seconds: list[str] = []
+            if good[p]:
+                for f in range(n):
+                    slots, row_start = col_slots[f], starts[f]
+                    lo = row_start[rp + 1] if f < fp else row_start[rp]
+                    if f not in touched and f != fp:
+                        seconds.extend(col_names[f][lo:])
+                        continue
+                    tail = [q for q in slots[lo:] if q > p and q not in exceptions]
+                    tail.extend(q for q in added if (q >> 3) % n == f)
+                    tail.sort(key=rank.__getitem__)
+                    seconds.extend(names[q] for q in tail)
+            else:
+                seconds.extend(names[q] for q in sorted(added, key=rank.__getitem__))
+            head = names[p] + "+"
+            text = head + (" " + head).join(seconds) if seconds else ""
+            if good[p]:
+                text = f"{names[p]} {text}" if text else names[p]
+            if text:
+                groups.append(text)
+        return " ".join(groups)
+
     def perft(self, depth: int) -> int:
         if depth == 0 or self._winner is not None:
             return 1
@@ -359,7 +458,7 @@ class Trisq(Game[TrisqMove]):
             lines.append("    " + " ".join(bottom))
         lines.append(lines[0])
         lines.append("each square: h/v orientation, then nw ne over sw se;")
-        lines.append("R = Red (b, bottom-top), B = Blue (w, left-right), . = empty")
+        lines.append("R = Red (bottom and top edges), B = Blue (left and right edges), . = empty")
         return "\n".join(lines)
 
     # ------------------------------------------------------------------------- internals

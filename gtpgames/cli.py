@@ -19,6 +19,25 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from protocol.server import VERSION
+
+        typer.echo(f"gtpgames {VERSION}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True,
+                     help="Print the version and exit."),
+    ] = False,
+) -> None:
+    """Exact rules engines for Brique, Trisq, Flicker, Brax and Bricka, spoken over GTP."""
+
+
 def _fail(message: str) -> None:
     typer.echo(f"gtpgames: {message}", err=True)
     raise typer.Exit(2)
@@ -95,7 +114,7 @@ def gtp(
         bool, typer.Option(help="Write the pie swap as pass on White's first turn (twogtp).")
     ] = False,
     pass_at_end: Annotated[
-        bool, typer.Option(help="After the end, genmove passes unless lost (twogtp).")
+        bool, typer.Option(help="Accept play X pass after the end of the game (twogtp).")
     ] = False,
 ) -> None:
     """Run a GTP version 2 engine for GAME on stdin/stdout."""

@@ -8,7 +8,6 @@ so a failure leaves the session as it was.
 from __future__ import annotations
 
 import dataclasses
-import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -29,11 +28,6 @@ from protocol.engine import Handler
 from protocol.gtp import GtpError
 
 
-def natural_key(token: str) -> tuple[Any, ...]:
-    """Sort key that orders ``a2`` before ``a10``."""
-    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", token))
-
-
 def parse_option_pairs(items: tuple[str, ...]) -> dict[str, str]:
     options: dict[str, str] = {}
     for item in items:
@@ -42,6 +36,17 @@ def parse_option_pairs(items: tuple[str, ...]) -> dict[str, str]:
             raise GtpError(f"syntax error: expected KEY=VALUE, got {item!r}")
         options[key.lower()] = value
     return options
+
+
+def result_sentence(game: Game[Any], outcome: Outcome) -> str:
+    """The result as a person reads it, in the game's own colours: ``draw: <reason>``, or
+    the reason alone when it starts with the winner's name, else ``<Winner> wins: <reason>``."""
+    if outcome.winner is None:
+        return f"draw: {outcome.reason}"
+    winner = game.side_names[outcome.winner].capitalize()
+    if outcome.reason.startswith(winner):
+        return outcome.reason
+    return f"{winner} wins: {outcome.reason}"
 
 
 def describe_game(game: Game[Any]) -> str:
@@ -54,8 +59,9 @@ class GameSession:
     """The game being played over GTP, with its player, notation and clocks."""
 
     #: Controller compatibility switches (docs/tournaments.md): ``swap_as_pass`` writes the
-    #: pie swap as ``pass`` (White's first turn, in and out); ``pass_at_end`` makes genmove
-    #: after the end answer ``pass`` for a side that has not lost and accepts ``play X pass``.
+    #: pie swap as ``pass`` (White's first turn, in and out); ``pass_at_end`` accepts
+    #: ``play X pass`` after the end (where genmove answers ``pass`` for a side that has not
+    #: lost).
     COMPAT = ("swap_as_pass", "pass_at_end")
     swap_as_pass: bool = False
     pass_at_end: bool = False
@@ -221,9 +227,9 @@ class GameSession:
         arg.count(args, 0)
         outcome = self.game.outcome()
         if outcome is None:
-            status = f"{self.game.color_name(self.game.to_move)} to move"
+            status = f"{self.game.player_name(self.game.to_move)} to move"
         else:
-            status = f"game over ({self.score_text(outcome)}): {outcome.reason}"
+            status = f"game over: {result_sentence(self.game, outcome)}"
         return f"\n{self.game.board_text(self.notation)}\n{status}"
 
     def final_score(self, args: tuple[str, ...]) -> str:
@@ -235,8 +241,8 @@ class GameSession:
 
     @staticmethod
     def score_text(outcome: Outcome) -> str:
-        """``B+`` when side 0 (the colour ``b``, or the red team) won, ``W+`` for side 1,
-        ``0`` for a draw."""
+        """``B+`` when side 0 won (the player of the GTP colour ``b``: Black, or Red in
+        Trisq and Brax, or the red team), ``W+`` for side 1, ``0`` for a draw."""
         if outcome.winner is None:
             return "0"
         return "B+" if outcome.winner == 0 else "W+"
@@ -333,8 +339,7 @@ class GameSession:
 
     def legal_moves(self, args: tuple[str, ...]) -> str:
         arg.count(args, 0)
-        tokens = {self.game.format_move(m, self.notation) for m in self.game.listed_moves()}
-        return " ".join(sorted(tokens, key=natural_key))
+        return self.game.listed_moves_text(self.notation)
 
     def perft(self, args: tuple[str, ...]) -> str:
         arg.count(args, 1, usage="gtpgames-perft DEPTH")
@@ -382,11 +387,12 @@ class GameSession:
         return token
 
     def end_token(self, player: int) -> str:
-        """genmove's answer once the game is over: ``resign``, or with ``pass_at_end``
-        ``pass`` unless ``player``'s side has lost."""
+        """genmove's answer once the game is over (GTP's genmove never fails and answers a
+        move, ``pass`` or ``resign``): ``resign`` if ``player``'s side has lost, else
+        ``pass`` (the winner, or either side after a draw, has nothing to play)."""
         outcome = self.game.outcome()
-        if self.pass_at_end and outcome is not None and (
-            outcome.winner is None or outcome.winner == self.game.side_of(player)
+        if outcome is not None and outcome.winner is not None and (
+            outcome.winner != self.game.side_of(player)
         ):
-            return "pass"
-        return "resign"
+            return "resign"
+        return "pass"

@@ -125,16 +125,22 @@ def main() -> None:
     from engine.kernels import KERNELS
 
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("games", nargs="*", default=None)
-    parser.add_argument("--seconds", type=float, default=2.0)
-    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("games", nargs="*", default=None,
+                        help="games to measure (default: every game with a kernel)")
+    parser.add_argument("--seconds", type=float, default=2.0,
+                        help="seconds of search and of playouts per game (default 2)")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="a game option (repeatable); default options otherwise")
     parser.add_argument(
         "--features", type=int, default=0, metavar="GAMES",
         help="instead: each feature on against off, GAMES games each",
     )
-    parser.add_argument("--playouts", type=int, default=3000, help="iterations a move")
-    parser.add_argument("--movetime", type=float, default=None, help="seconds a move instead")
-    parser.add_argument("--only", action="append", default=None, help="features to match")
+    parser.add_argument("--playouts", type=int, default=3000,
+                        help="with --features: iterations a move (default 3000)")
+    parser.add_argument("--movetime", type=float, default=None,
+                        help="with --features: seconds a move instead of --playouts")
+    parser.add_argument("--only", action="append", default=None,
+                        help="with --features: only the features named (repeatable)")
     parser.add_argument(
         "--match", nargs=2, metavar=("A", "B"), default=None,
         help="with --features GAMES: settings A against B instead (KEY=VALUE,KEY=VALUE)",

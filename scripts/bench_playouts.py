@@ -40,9 +40,12 @@ def rate(game: Game[Any], seconds: float, fast: bool) -> tuple[float, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("games", nargs="*", default=None)
-    parser.add_argument("--seconds", type=float, default=3.0)
-    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("games", nargs="*", default=None,
+                        help="games to measure (default: every game)")
+    parser.add_argument("--seconds", type=float, default=3.0,
+                        help="seconds of playouts per game and path (default 3)")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="a game option (repeatable); default options otherwise")
     args = parser.parse_args()
     options = dict(item.split("=", 1) for item in args.option)
     print(f"{'game':8} {'options':24} {'fast/s':>10} {'generic/s':>10} {'ratio':>7}")

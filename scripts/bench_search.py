@@ -55,9 +55,11 @@ def measure(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("games", nargs="*")
-    parser.add_argument("--seconds", type=float, default=2.0)
-    parser.add_argument("--moves", type=int, default=4, help="random opening moves")
+    parser.add_argument("games", nargs="*", help="games to measure (default: every game)")
+    parser.add_argument("--seconds", type=float, default=2.0,
+                        help="seconds of search per game and searcher (default 2)")
+    parser.add_argument("--moves", type=int, default=4,
+                        help="random opening moves before the search (default 4)")
     parser.add_argument("--threads", type=int, default=1,
                         help="also measure the kernel on this many threads")
     parser.add_argument("--wait", type=float, default=120.0,

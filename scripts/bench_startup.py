@@ -38,7 +38,8 @@ def once(game: str) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--runs", type=int, default=10,
+                        help="processes started per game (default 10)")
     args = parser.parse_args()
     for game in available_games():
         times = [once(game) for _ in range(args.runs)]

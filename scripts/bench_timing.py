@@ -234,10 +234,13 @@ def main() -> None:
                         help="genmoves of a fresh process with an empty numba cache")
     parser.add_argument("--main", type=int, default=20, help="absolute main time per side")
     parser.add_argument("--canadian", type=int, nargs=3, default=(5, 2, 5),
-                        metavar=("MAIN", "PERIOD", "STONES"))
+                        metavar=("MAIN", "PERIOD", "STONES"),
+                        help="Canadian byo-yomi of the canadian regime (default 5 2 5)")
     parser.add_argument("--clock-games", type=int, default=1, help="games per game and clock")
-    parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--games", default=",".join(available_games()))
+    parser.add_argument("--jobs", type=int, default=2,
+                        help="games run at a time (default 2)")
+    parser.add_argument("--games", default=",".join(available_games()),
+                        help="comma-separated games (default: every game)")
     parser.add_argument("--skip", default="", help="regimes to skip, comma-separated")
     args = parser.parse_args()
     games = args.games.split(",")

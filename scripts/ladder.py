@@ -144,12 +144,17 @@ def match(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--games", default=",".join(available_games()))
-    parser.add_argument("--match", action="append", default=None, metavar="A-B")
+    parser.add_argument("--games", default=",".join(available_games()),
+                        help="comma-separated games (default: every game)")
+    parser.add_argument("--match", action="append", default=None, metavar="A-B",
+                        help="a match of player spec A against B (repeatable; default: the "
+                        "matches described above)")
     parser.add_argument("-n", type=int, default=20, help="games per match")
-    parser.add_argument("--time", type=float, default=None, help="seconds per move")
+    parser.add_argument("--time", type=float, default=None,
+                        help="seconds per move (default 0.1 when --playouts is not given)")
     parser.add_argument("--playouts", type=int, default=None, help="playouts per move")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=1,
+                        help="base seed: game i's players use S+2i and S+2i+1 (default 1)")
     parser.add_argument("--show-draws", action="store_true",
                         help="print the final position of each drawn game")
     args = parser.parse_args()

@@ -1,45 +1,56 @@
-"""Rewrite the responses of the GTP sessions in README.md and docs/ from the real engine.
+"""Rewrite the examples of README.md and docs/ from the real engine.
 
-Usage: python -m scripts.update_doc_sessions   (then review the diff: `git diff docs README.md`)
+Usage: python -m scripts.update_doc_sessions [--check] [FILE ...]
+       (then review the diff: `git diff docs README.md`)
 
-The blocks are those that tests/test_docs.py checks: a ```text block starting with
-``$ gtpgames gtp ARGS``, then each command followed by its response.
+The examples are those tests/test_docs.py replays (see tests/doc_sessions.py): GTP sessions
+(``$ gtpgames gtp ARGS``), UGI sessions (``$ gtpgames ugi ARGS``) and command-line examples
+(``$ gtpgames ...``). A block is rewritten only when the program's text differs from it
+outside the fields its ``<!-- varies: ... -->`` comment names.
 """
 
 from __future__ import annotations
 
-import shlex
-import subprocess
+import argparse
+import sys
+from pathlib import Path
 
-from tests.test_docs import BLOCK, COMMAND, DOCS
-
-
-def replay(header: str, body: str) -> str:
-    commands = []
-    current = None
-    for line in body.split("\n"):
-        if current is None and line.strip():
-            commands.append(line)
-            current = True
-        elif current and not line.strip():
-            current = None
-    args = shlex.split(header[2:])[2:]
-    done = subprocess.run([*COMMAND, "gtp", *args], input="".join(c + "\n" for c in commands),
-                          capture_output=True, text=True, timeout=60, check=True)
-    blocks = [b for b in done.stdout.split("\n\n") if b]
-    parts = [f"{command}\n{response}\n" for command, response in zip(commands, blocks,
-                                                                      strict=True)]
-    return "\n".join(parts)
+from tests.doc_sessions import DOCS, blocks, normalise, replay
 
 
 def main() -> None:
-    for path in DOCS:
+    parser = argparse.ArgumentParser(
+        description=(__doc__ or "").splitlines()[0],
+        epilog="Run it as python -m scripts.update_doc_sessions from the project root.",
+    )
+    parser.add_argument(
+        "files", nargs="*", type=Path,
+        help="Markdown files to update (default: README.md and every file under docs/)",
+    )
+    parser.add_argument(
+        "--check", action="store_true",
+        help="write nothing: list the examples that differ and exit with status 1 if any does",
+    )
+    args = parser.parse_args()
+    paths = [path.resolve() for path in args.files] or DOCS
+    stale = 0
+    for path in paths:
         text = path.read_text()
-        new = BLOCK.sub(lambda m: f"```text\n{m.group(1)}\n{replay(m.group(1), m.group(2))}```",
-                        text)
-        if new != text:
-            path.write_text(new)
-            print(f"updated {path}")
+        pieces, done = [], 0
+        for block in blocks(path):
+            if block.kind is None:
+                continue
+            new = replay(block).rstrip("\n") + "\n"
+            if normalise(new, block.varies) == normalise(block.text, block.varies):
+                continue
+            stale += 1
+            print(f"{'differs' if args.check else 'updated'}: {block.name}")
+            pieces += [text[done:block.start], new]
+            done = block.end
+        if pieces and not args.check:
+            path.write_text("".join(pieces) + text[done:])
+    if args.check and stale:
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -700,7 +700,8 @@ def test_colours_two_players() -> None:
     game = Brax()
     assert game.parse_color("red") == 0 and game.parse_color("B") == 0
     assert game.parse_color("blue") == 1 and game.parse_color("white") == 1
-    assert game.side_names == ("black", "white")
+    assert game.side_names == ("red", "blue")
+    assert [game.player_name(k) for k in range(2)] == ["Red", "Blue"]
     with pytest.raises(GameError):
         game.parse_color("p1")
 

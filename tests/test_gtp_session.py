@@ -7,9 +7,10 @@ import random
 
 import pytest
 
+from engine.notation import natural_key
 from engine.registry import GAMES, available_games, new_game
 from protocol.engine import GtpEngine
-from protocol.session import GameSession, natural_key
+from protocol.session import GameSession
 from tests.gtp_helpers import check, fail, make_engine, ok
 
 GAME_NAMES = available_games()
@@ -70,9 +71,16 @@ def test_whole_game_by_genmove(name: str) -> None:
     assert winner in (*session.game.side_names, "draw")
     expected = {"draw": "0", session.game.side_names[0]: "B+", session.game.side_names[1]: "W+"}
     assert score == expected[winner]
+    # after the end genmove answers (it never fails): resign for a side that has lost,
+    # pass for the winner or after a draw
+    outcome = session.game.outcome()
+    assert outcome is not None
     for color in session.game.COLORS:
-        check(gtp, f"genmove {color}", "= resign\n\n")
-        check(gtp, f"reg_genmove {color}", "= resign\n\n")
+        side = session.game.side_of(session.game.parse_color(color))
+        lost = outcome.winner is not None and outcome.winner != side
+        answer = "resign" if lost else "pass"
+        check(gtp, f"genmove {color}", f"= {answer}\n\n")
+        check(gtp, f"reg_genmove {color}", f"= {answer}\n\n")
     some = session.game.color_name(0)
     assert fail(gtp, f"play {some} a1") == "illegal move: game over"
     assert ok(gtp, "gtpgames-legal_moves") == ""
@@ -279,6 +287,7 @@ def test_brique_worked_example_4_over_gtp() -> None:
     check(gtp, "final_score", "= B+\n\n")
     assert ok(gtp, "gtpgames-result").startswith("black ")
     check(gtp, "genmove w", "= resign\n\n")
+    check(gtp, "genmove b", "= pass\n\n")
 
 
 def test_notation_switch_changes_tokens() -> None:

@@ -209,18 +209,23 @@ def test_bricka_twogtp_white_first_and_pass_at_end() -> None:
     assert winners_passed, "no count win by the player to move: pick other seeds"
 
 
-def test_bricka_without_pass_at_end_misreports_count_wins() -> None:
-    """Why pass_at_end exists: without it, after the end every genmove answers resign, so a
-    count win for the player to move is recorded by twogtp as a loss."""
-    wrong = 0
+def test_bricka_without_pass_at_end_stops_at_a_count_win() -> None:
+    """Why pass_at_end exists: without it, after a count win the winner's genmove answers
+    ``pass`` (the loser's ``resign``), but the other programs refuse ``play X PASS`` after the
+    end, so twogtp stops that game with an error. No result is ever misreported."""
+    stopped = 0
     black = program("B", "bricka", 1, notation="gtp")
     white = program("W", "bricka", 2, notation="gtp")
     referee = program("R", "bricka", 3, notation="gtp")
     for _ in range(10):
-        result, _ = play_game(black, white, referee, 13, white_first=True)
-        if result[:2] != referee_result(referee):
-            wrong += 1
-    assert wrong > 0
+        try:
+            result, _ = play_game(black, white, referee, 13, white_first=True)
+        except TwoGtpError as error:
+            assert "illegal move: game over" in str(error)
+            stopped += 1
+            continue
+        assert result[:2] == referee_result(referee)
+    assert stopped > 0
 
 
 def test_compat_switches_are_session_settings() -> None:

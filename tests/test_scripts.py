@@ -1,0 +1,47 @@
+"""The scripts under scripts/ describe themselves: ``--help`` has a description and a help
+text for every argument, and only prints it (``update_doc_sessions --help`` rewrites no file)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent
+SCRIPTS = sorted(path.stem for path in (ROOT / "scripts").glob("*.py") if path.stem[0] != "_")
+
+
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_script_help_describes_every_argument(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parsers: list[argparse.ArgumentParser] = []
+
+    def capture(self: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
+        parsers.append(self)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(argparse.ArgumentParser, "parse_args", capture)
+    module = importlib.import_module(f"scripts.{name}")
+    with pytest.raises(SystemExit):
+        module.main()
+    assert len(parsers) == 1, f"scripts.{name} parses no arguments"
+    parser = parsers[0]
+    assert parser.description
+    undescribed = [action.option_strings or action.dest for action in parser._actions
+                   if not action.help or action.help == argparse.SUPPRESS]
+    assert undescribed == []
+
+
+def test_update_doc_sessions_help_only_prints_help() -> None:
+    docs = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    before = {path: path.stat().st_mtime_ns for path in docs}
+    done = subprocess.run([sys.executable, "-m", "scripts.update_doc_sessions", "--help"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage:") and "--check" in done.stdout
+    assert {path: path.stat().st_mtime_ns for path in docs} == before
