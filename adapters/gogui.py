@@ -3,10 +3,11 @@
 Follows GoGui 1.6 (Remi-Coulom/gogui): doc/manual/xml/rules.xml (gogui-rules_*), analyze.xml
 (gogui-analyze_commands, the gfx and param types) and interrupt.xml (gogui-interrupt: GoGui
 then writes ``# interrupt`` while a command runs, which protocol/engine.py turns into
-should_stop()). GoGui starts a second process of the same command line as the ruler; both
-get ``clear_board`` and one ``play COLOR POINT`` per click, and GoGui sends the ruler each
-point that genmove answers twice in a row (GoGui.computerMoved): a repeated click is never
-legal, so the second copy fails harmlessly.
+should_stop()). GoGui starts a second process of the same command line as the ruler. The
+player gets ``clear_board`` and one ``play COLOR POINT`` per click; the ruler gets, after
+every click, ``clear_board`` and every click of the game again (Game.updateBoard), queries of
+the position, and then a copy of the click (GenericBoard.sendPlay; two after a genmove,
+GoGui.computerMoved), which must fail.
 
 The handlers wrap the session's ``play``, ``genmove``, ``undo``, ``boardsize`` and
 ``clear_board``. Until the engine is in GoGui mode they behave exactly as before. GoGui mode
@@ -22,9 +23,10 @@ without changing the mode. In GoGui mode:
 * ``genmove`` answers one click: the first click of the move the player chooses, then the
   following clicks of the same move at the next genmove calls;
 * ``undo`` takes back one click; ``boardsize`` takes GoGui's size (2n for Trisq);
-* a click that repeats the last click of a pending half-move after a position query is GoGui's
-  copy of the click (GenericBoard.sendPlay after the replay) and is refused; in a row, with no
-  query between, it is a click like any other (Trisq ``pass`` for v, then ``pass``);
+* a click that repeats the last click of a pending half-move after ``gogui-rules_board``,
+  ``gogui-rules_side_to_move`` or ``gogui-rules_captured_count`` (which GoGui sends only to
+  its ruler, after each replay) is GoGui's copy of the click (GenericBoard.sendPlay) and is
+  refused; in a row it is a click like any other (Trisq ``pass`` for v, then ``pass``);
 * GoGui replays the game into the ruler after every click (Game.updateBoard sends
   ``clear_board`` and every click again): the clicks since ``clear_board`` are kept as a tape,
   so a replayed click that the tape already holds is played without computing the legal
@@ -99,7 +101,7 @@ class GoGuiCommands:
         self.seed: int | None = None
         #: ``gogui-interrupt`` was received: GoGui's handshake has started
         self.probed = False
-        #: a position query was answered since the last click
+        #: a query of GoGui's ruler sync was answered since the last click
         self.queried = False
         #: the clicks since clear_board, as (player, click, move or None), and how many of
         #: them the game holds now; ``None`` while the game did not start at clear_board
@@ -121,14 +123,12 @@ class GoGuiCommands:
             "gogui-title": self.title,
             "gogui-rules_game_id": self.rules_game_id,
             "gogui-rules_board_size": self.rules_board_size,
-            **{name: self.position_query(handler) for name, handler in (
-                ("gogui-rules_board", self.rules_board),
-                ("gogui-rules_legal_moves", self.rules_legal_moves),
-                ("gogui-rules_side_to_move", self.rules_side_to_move),
-                ("gogui-rules_final_result", self.rules_final_result),
-                ("gogui-rules_board_gfx", self.rules_board_gfx),
-                ("gogui-rules_captured_count", self.rules_captured_count),
-            )},
+            "gogui-rules_legal_moves": self.rules_legal_moves,
+            "gogui-rules_final_result": self.rules_final_result,
+            "gogui-rules_board_gfx": self.rules_board_gfx,
+            "gogui-rules_board": self.ruler_sync(self.rules_board),
+            "gogui-rules_side_to_move": self.ruler_sync(self.rules_side_to_move),
+            "gogui-rules_captured_count": self.ruler_sync(self.rules_captured_count),
             "gtpgames-gogui": self.set_mode,
             "gtpgames-param": self.param,
             "gtpgames-rules": self.rules_text,
@@ -182,8 +182,10 @@ class GoGuiCommands:
             self.active, self.probed = True, False
         return gmap
 
-    def position_query(self, handler: Handler) -> Handler:
-        """A query of the position: it marks that GoGui's copy of a click may follow."""
+    def ruler_sync(self, handler: Handler) -> Handler:
+        """A query GoGui sends only to its ruler, to copy the ruler's position after a replay
+        (GenericBoard.copyRulerBoardState, setToMove); GoGui's copy of the click follows it.
+        (The legal clicks and the markings are also analyze commands of the player.)"""
         def query(args: tuple[str, ...]) -> str:
             response = handler(args)
             self.queried = True
@@ -274,8 +276,8 @@ class GoGuiCommands:
         click = self.parse(args[1])
         if self.queried and self.pending and click == self.pending[-1]:
             raise GtpError(
-                f"illegal move: {format_click(click)} repeats the last click after a query "
-                "(GoGui's copy of a click already played)"
+                f"illegal move: {format_click(click)} repeats the last click after a query of "
+                "the position (GoGui's copy of a click already played)"
             )
         move = self.replayed(player, click)
         if move is NOT_ON_TAPE:

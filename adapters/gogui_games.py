@@ -342,7 +342,7 @@ _H, _V = 0, 1
 def _selectors(corner: tuple[int, int], o: int) -> tuple[Click, Click]:
     """The clicks that give the piece on ``corner`` orientation ``o``: h by the corner
     beside it in its row or the diagonal one, v by the corner above or below it or pass.
-    Two each, so that a piece and the orientation click never need the same point twice
+    Two each, so that genmove never needs to click the same point twice
     in a row."""
     x, y = corner
     if o == _H:

@@ -600,6 +600,9 @@ def test_trisq_pass_for_v_then_pass_ends_a_one_piece_turn_in_gogui() -> None:
     # G7 waits for its orientation: pass chose v; Pass stays enabled to end the turn
     assert side == "white" and "pass" in legal.split()
     assert "TEXT second piece" in ok(ruler, "gogui-rules_board_gfx")
+    # the player may be asked its analyze commands (legal clicks, markings) between clicks
+    assert "pass" in ok(player, "gogui-rules_legal_moves").split()
+    ok(player, "gogui-rules_board_gfx")
     ok(player, "play w pass")
     board, side, legal = gogui_click(ruler, clicks, "play w pass")
     assert side == "black"
