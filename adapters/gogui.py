@@ -3,22 +3,34 @@
 Follows GoGui 1.6 (Remi-Coulom/gogui): doc/manual/xml/rules.xml (gogui-rules_*), analyze.xml
 (gogui-analyze_commands, the gfx and param types) and interrupt.xml (gogui-interrupt: GoGui
 then writes ``# interrupt`` while a command runs, which protocol/engine.py turns into
-should_stop()). GoGui starts a second process of the same command line as the ruler; both
-get ``clear_board`` and one ``play COLOR POINT`` per click, and GoGui sends the ruler each
-point that genmove answers twice in a row (GoGui.computerMoved): a repeated click is never
-legal, so the second copy fails harmlessly.
+should_stop()). GoGui starts a second process of the same command line as the ruler. The
+player gets ``clear_board`` and one ``play COLOR POINT`` per click; the ruler gets, after
+every click, ``clear_board`` and every click of the game again (Game.updateBoard), queries of
+the position, and then a copy of the click (GenericBoard.sendPlay; two after a genmove,
+GoGui.computerMoved), which must fail.
 
 The handlers wrap the session's ``play``, ``genmove``, ``undo``, ``boardsize`` and
-``clear_board``. Until the engine is in GoGui mode they behave exactly as before. The first
-``gogui-rules_*`` or ``gogui-play_sequence`` command (GoGui sends ``gogui-rules_game_id`` or
-``gogui-rules_board_size`` before any move) or ``gtpgames-gogui on`` switches it on; then:
+``clear_board``. Until the engine is in GoGui mode they behave exactly as before. GoGui mode
+starts with GoGui's handshake, which GoGui makes with the player and with the ruler alike:
+``gogui-interrupt`` (GtpClientBase.queryInterruptSupport, right after ``list_commands``), then
+``gogui-rules_game_id`` (or ``gogui-rules_board_size``, GoGui.isGtpCompatibleWithGame and
+initGameRuler); ``gtpgames-gogui on`` also starts it. Other ``gogui-rules_*`` queries answer
+without changing the mode. In GoGui mode:
 
 * ``play COLOR POINT`` and ``play COLOR pass`` are clicks on GoGui points (columns skip I;
   two letters past 25); a click may leave a half-move pending, the side to move unchanged;
   other tokens (``e3-e4``, ``c3hne``, ``swap``) are still whole moves;
 * ``genmove`` answers one click: the first click of the move the player chooses, then the
   following clicks of the same move at the next genmove calls;
-* ``undo`` takes back one click; ``boardsize`` takes GoGui's size (2n for Trisq).
+* ``undo`` takes back one click; ``boardsize`` takes GoGui's size (2n for Trisq);
+* a click that repeats the last click of a pending half-move after ``gogui-rules_board``,
+  ``gogui-rules_side_to_move`` or ``gogui-rules_captured_count`` (which GoGui sends only to
+  its ruler, after each replay) is GoGui's copy of the click (GenericBoard.sendPlay) and is
+  refused; in a row it is a click like any other (Trisq ``pass`` for v, then ``pass``);
+* GoGui replays the game into the ruler after every click (Game.updateBoard sends
+  ``clear_board`` and every click again): the clicks since ``clear_board`` are kept as a tape,
+  so a replayed click that the tape already holds is played without computing the legal
+  clicks again.
 
 The click mapping of each game is in :mod:`adapters.gogui_games`; docs/gogui.md describes it.
 """
@@ -29,6 +41,7 @@ import dataclasses
 import importlib.resources
 import re
 import time
+from collections.abc import Callable
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
@@ -51,7 +64,7 @@ from engine.search import SearchResult
 from protocol import args as arg
 from protocol.engine import GtpEngine, Handler
 from protocol.gtp import GtpError
-from protocol.session import GameSession
+from protocol.session import GameSession, describe_game
 
 #: The package of the rules pages: docs/rules installed as gtpgames.rules (pyproject.toml).
 RULES_PACKAGE = "gtpgames.rules"
@@ -60,8 +73,14 @@ _ANCHOR = re.compile(r'<a id="[^"]*"></a>')
 #: Search commands another module may register; listed for GoGui when present:
 #: command name -> analyze command line (type/label/command).
 SEARCH_ENTRIES = {
-    "gtpgames-analyze": "string/Search (1000 playouts)/gtpgames-analyze 1000 playouts 1000",
+    "gtpgames-analyze":
+        "string/Search as text (1000 playouts)/gtpgames-analyze 1000 playouts 1000",
 }
+
+
+
+#: ``GoGuiCommands.replayed``: the click is not the tape's next one
+NOT_ON_TAPE = object()
 
 
 @dataclasses.dataclass
@@ -85,6 +104,14 @@ class GoGuiCommands:
         self.plan: list[Click] = []
         self.records: list[_Record] = []
         self.seed: int | None = None
+        #: ``gogui-interrupt`` was received: GoGui's handshake has started
+        self.probed = False
+        #: a query of GoGui's ruler sync was answered since the last click
+        self.queried = False
+        #: the clicks since clear_board, as (player, click, move or None), and how many of
+        #: them the game holds now; ``None`` while the game did not start at clear_board
+        self.tape: list[tuple[int, Click, Any]] | None = None
+        self.cursor = 0
         self._game: Game[Any] | None = None
         self._map: ClickMap | None = None
 
@@ -96,16 +123,17 @@ class GoGuiCommands:
             "boardsize": self.boardsize,
             "clear_board": self.clear_board,
             "gogui-play_sequence": self.play_sequence,
-            "gogui-interrupt": lambda args: "",
+            "gogui-interrupt": self.interrupt,
             "gogui-analyze_commands": self.analyze_commands,
+            "gogui-title": self.title,
             "gogui-rules_game_id": self.rules_game_id,
-            "gogui-rules_board": self.rules_board,
             "gogui-rules_board_size": self.rules_board_size,
             "gogui-rules_legal_moves": self.rules_legal_moves,
-            "gogui-rules_side_to_move": self.rules_side_to_move,
             "gogui-rules_final_result": self.rules_final_result,
             "gogui-rules_board_gfx": self.rules_board_gfx,
-            "gogui-rules_captured_count": self.rules_captured_count,
+            "gogui-rules_board": self.ruler_sync(self.rules_board),
+            "gogui-rules_side_to_move": self.ruler_sync(self.rules_side_to_move),
+            "gogui-rules_captured_count": self.ruler_sync(self.rules_captured_count),
             "gtpgames-gogui": self.set_mode,
             "gtpgames-param": self.param,
             "gtpgames-rules": self.rules_text,
@@ -126,6 +154,7 @@ class GoGuiCommands:
             self._game = game
             self.pending.clear()
             self.plan.clear()
+            self.tape = None
             self.records = [_Record(None) for _ in game.history]
             try:
                 self._map = click_map(game)
@@ -135,6 +164,7 @@ class GoGuiCommands:
         if length != len(self.records):
             self.pending.clear()
             self.plan.clear()
+            self.tape = None
             del self.records[length:]
             self.records += [_Record(None) for _ in range(length - len(self.records))]
 
@@ -149,30 +179,80 @@ class GoGuiCommands:
         assert self._map is not None
         return self._map
 
-    def activate(self) -> ClickMap:
-        self.active = True
-        return self.click_map()
+    def handshake(self) -> ClickMap:
+        """The mapping; GoGui mode starts here when GoGui's handshake began (see the
+        module docstring). A game GoGui cannot show fails and leaves the mode as it is."""
+        gmap = self.click_map()
+        if self.probed:
+            self.active, self.probed = True, False
+        return gmap
+
+    def ruler_sync(self, handler: Handler) -> Handler:
+        """A query GoGui sends only to its ruler, to copy the ruler's position after a replay
+        (GenericBoard.copyRulerBoardState, setToMove); GoGui's copy of the click follows it.
+        (The legal clicks and the markings are also analyze commands of the player.)"""
+        def query(args: tuple[str, ...]) -> str:
+            response = handler(args)
+            self.queried = True
+            return response
+        return query
+
+    def interrupt(self, args: tuple[str, ...]) -> str:
+        """``gogui-interrupt``: GoGui probes it to learn that it may write ``# interrupt``."""
+        self.probed = True
+        return ""
+
+    def snapshot(self) -> Callable[[], None]:
+        """A function that puts the game and the click state back as they are now (for
+        commands that fail after a part of their work)."""
+        game, length = self.game, len(self.game.history)
+        records, pending, plan = list(self.records), list(self.pending), list(self.plan)
+        tape = None if self.tape is None else list(self.tape)
+        cursor, queried = self.cursor, self.queried
+
+        def restore() -> None:
+            assert self.game is game
+            while len(game.history) > length:
+                game.undo()
+            self.records, self.pending, self.plan = records, pending, plan
+            self.tape, self.cursor, self.queried = tape, cursor, queried
+        return restore
 
     def options(self) -> dict[Click, Any]:
         assert self._map is not None
         try:
-            return self._map.legal(tuple(self.pending))
+            return self._map.options(tuple(self.pending))
         except ValueError as error:
             raise GtpError(str(error)) from None
 
-    def apply(self, click: Click, options: dict[Click, Any]) -> None:
-        """Play a click known to be legal."""
-        move = options[click]
+    def apply(self, player: int, click: Click, move: Any) -> None:
+        """Play a click known to be legal; ``move`` is the move it completes (or None)."""
         if self.plan and self.plan[0] == click:
             self.plan.pop(0)
         else:
             self.plan.clear()
+        if self.tape is not None:
+            step = (player, click, move)
+            if self.cursor >= len(self.tape) or self.tape[self.cursor] != step:
+                del self.tape[self.cursor:]
+                self.tape.append(step)
+            self.cursor += 1
+        self.queried = False
         if move is None:
             self.pending.append(click)
             return
         self.game.play(move)
         self.records.append(_Record((*self.pending, click)))
         self.pending.clear()
+
+    def replayed(self, player: int, click: Click) -> Any:
+        """The move (or None) of the tape's next click when it is this click: GoGui's replay
+        of a click already played from the same position; NOT_ON_TAPE otherwise."""
+        tape = self.tape
+        if tape is not None and self.cursor < len(tape) and tape[self.cursor][:2] == (
+                player, click):
+            return tape[self.cursor][2]
+        return NOT_ON_TAPE
 
     def parse(self, token: str) -> Click:
         assert self._map is not None
@@ -199,13 +279,21 @@ class GoGuiCommands:
         self.click_map()
         player = self.session.color(args[0])
         click = self.parse(args[1])
-        if self.game.is_over():
-            raise GtpError("illegal move: game over")
-        self.session.turn_check(player)
-        options = self.options()
-        if click not in options:
-            raise GtpError(f"illegal move: {self.click_problem(click, options)}")
-        self.apply(click, options)
+        if self.queried and self.pending and click == self.pending[-1]:
+            raise GtpError(
+                f"illegal move: {format_click(click)} repeats the last click after a query of "
+                "the position (GoGui's copy of a click already played)"
+            )
+        move = self.replayed(player, click)
+        if move is NOT_ON_TAPE:
+            if self.game.is_over():
+                raise GtpError("illegal move: game over")
+            self.session.turn_check(player)
+            options = self.options()
+            if click not in options:
+                raise GtpError(f"illegal move: {self.click_problem(click, options)}")
+            move = options[click]
+        self.apply(player, click, move)
         return ""
 
     def click_problem(self, click: Click, options: dict[Click, Any]) -> str:
@@ -235,7 +323,7 @@ class GoGuiCommands:
             if clock is not None:
                 clock.seconds = max(0.0, clock.seconds - (time.monotonic() - start))
         click = self.plan[0]
-        self.apply(click, options)
+        self.apply(player, click, options[click])
         return format_click(click)
 
     def choose_clicks(self, player: int) -> list[Click]:
@@ -258,7 +346,7 @@ class GoGuiCommands:
         clicks: list[Click] = []
         path = list(done)
         while True:
-            options = self._map.legal(tuple(path))
+            options = self._map.options(tuple(path))
             if not options:
                 raise GtpError("no legal continuation of the pending half-move")
             click = min(options, key=click_key)
@@ -286,7 +374,7 @@ class GoGuiCommands:
         return token
 
     def live_gfx(self, result: SearchResult) -> None:
-        text = search_gfx(self.game, self.click_map(), result)
+        text = search_gfx(self.game, self.click_map(), result, tuple(self.pending))
         if text:
             self.engine.log.write(f"gogui-gfx:\n{text}\n\n")
             self.engine.log.flush()
@@ -294,15 +382,18 @@ class GoGuiCommands:
     def undo(self, args: tuple[str, ...]) -> str:
         arg.count(args, 0)
         self.sync()
-        self.plan.clear()
         if not self.active:
+            self.plan.clear()
             return self.base["undo"](args)
+        if not (self.pending or self.game.history):
+            raise GtpError("cannot undo: no move to take back")
+        gmap = self.click_map()
+        self.plan.clear()
+        if self.tape is not None:
+            self.cursor -= 1
         if self.pending:
             self.pending.pop()
             return ""
-        if not self.game.history:
-            raise GtpError("cannot undo: no move to take back")
-        gmap = self.click_map()
         record = self.records.pop()
         move = self.game.undo()
         clicks = record.clicks if record.clicks is not None else gmap.clicks(move)
@@ -323,54 +414,61 @@ class GoGuiCommands:
         return response
 
     def clear_board(self, args: tuple[str, ...]) -> str:
+        tape = self.tape
+        before = self.game
         response = self.base["clear_board"](args)
         self.sync()
+        if self.active:
+            # a new game of the same options starts from the same position: the tape of
+            # the old one still tells the result of each click replayed from the start
+            same = tape is not None and self.game.options == before.options
+            self.tape = tape if same else []
+            self.cursor = 0
         return response
 
     def play_sequence(self, args: tuple[str, ...]) -> str:
         if len(args) % 2:
             raise GtpError("syntax error: gogui-play_sequence takes COLOR MOVE pairs")
-        self.activate()
-        played = 0
-        try:
-            for k in range(0, len(args), 2):
+        self.sync()
+        restore = self.snapshot()
+        for k in range(0, len(args), 2):
+            try:
                 self.play(args[k: k + 2])
-                played += 1
-        except GtpError as error:
-            for _ in range(played):
-                self.undo(())
-            raise GtpError(f"{error} (move {played + 1} of the sequence; none played)") from None
+            except GtpError as error:
+                restore()
+                raise GtpError(
+                    f"{error} (move {k // 2 + 1} of the sequence; none played)") from None
         return ""
 
     # ------------------------------------------------------------ gogui-rules
 
     def rules_game_id(self, args: tuple[str, ...]) -> str:
         arg.count(args, 0)
-        return self.activate().game_id
+        return self.handshake().game_id
 
     def rules_board(self, args: tuple[str, ...]) -> str:
         arg.count(args, 0)
-        return "\n".join(self.activate().rows(tuple(self.pending)))
+        return "\n".join(self.click_map().rows(tuple(self.pending)))
 
     def rules_board_size(self, args: tuple[str, ...]) -> str:
         arg.count(args, 0)
-        return str(self.activate().size())
+        return str(self.handshake().size())
 
     def rules_legal_moves(self, args: tuple[str, ...]) -> str:
         arg.count(args, 0)
-        self.activate()
+        self.click_map()
         if self.game.is_over():
             return ""
         return " ".join(format_click(c) for c in sorted(self.options(), key=click_key))
 
     def rules_side_to_move(self, args: tuple[str, ...]) -> str:
         arg.count(args, 0)
-        self.activate()
+        self.click_map()
         return "black" if self.game.to_move == 0 else "white"
 
     def rules_final_result(self, args: tuple[str, ...]) -> str:
         arg.count(args, 0)
-        self.activate()
+        self.click_map()
         outcome = self.game.outcome()
         if outcome is None:
             return "The game is not over."
@@ -384,11 +482,11 @@ class GoGuiCommands:
 
     def rules_board_gfx(self, args: tuple[str, ...]) -> str:
         arg.count(args, 0)
-        return "\n".join(self.activate().gfx(tuple(self.pending)))
+        return "\n".join(self.click_map().gfx(tuple(self.pending)))
 
     def rules_captured_count(self, args: tuple[str, ...]) -> str:
         arg.count(args, 0)
-        first, second = self.activate().captured()
+        first, second = self.click_map().captured()
         return f"{first} {second}"
 
     # ---------------------------------------------------------- our extensions
@@ -401,8 +499,9 @@ class GoGuiCommands:
                 raise GtpError(f"syntax error: expected on or off, got {args[0]!r}")
             if value == "off" and self.pending:
                 raise GtpError("a half-move is pending: undo it before leaving GoGui mode")
+            if value == "on":
+                self.click_map()
             self.active = value == "on"
-            self.sync()
         return "on" if self.active else "off"
 
     def analyze_commands(self, args: tuple[str, ...]) -> str:
@@ -413,7 +512,7 @@ class GoGuiCommands:
             "param/Parameters/gtpgames-param",
             "string/Rules/gtpgames-rules",
             "string/Game/gtpgames-game",
-            "gfx/Search (1000 playouts)/gtpgames-gogui_search 1000",
+            "gfx/Search on the board (1000 playouts)/gtpgames-gogui_search 1000",
         ]
         for name, line in SEARCH_ENTRIES.items():
             if name in self.engine.handlers:
@@ -433,7 +532,7 @@ class GoGuiCommands:
         searcher = player if isinstance(player, MctsPlayer) else MctsPlayer(player.rng)
         limit = Limit(None, playouts, self.engine.should_stop)
         result = searcher.search(self.game.copy(), limit)
-        return search_gfx(self.game, self.click_map(), result)
+        return search_gfx(self.game, self.click_map(), result, tuple(self.pending))
 
     def param(self, args: tuple[str, ...]) -> str:
         limit = self.session.limit
@@ -448,7 +547,7 @@ class GoGuiCommands:
                 f"[list/gtp/native] notation {self.session.notation}",
             ]
             if hasattr(self.session.player, "level"):
-                lines.append(f"[string] level {self.session.player.level}")
+                lines.append(f"[string] level {show(self.session.player.level)}")
             return "\n".join(lines)
         if len(args) > 2:
             raise GtpError("syntax error: gtpgames-param [KEY [VALUE]]")
@@ -468,10 +567,16 @@ class GoGuiCommands:
             except ValueError as error:
                 raise GtpError(f"syntax error: {error}") from None
         elif key == "level" and hasattr(self.session.player, "level"):
-            self.session.player.level = arg.integer(value, "level")
+            self.session.player.level = None if not value else arg.integer(value, "level")
         else:
             raise GtpError(f"unknown parameter {args[0]!r}")
         return ""
+
+    def title(self, args: tuple[str, ...]) -> str:
+        """``gogui-title``: the window title GoGui shows (it asks after each new game)."""
+        arg.count(args, 0)
+        game = " ".join([self.game.title, *describe_game(self.game).split()[1:]])
+        return f"{game} - {self.engine.name} {self.engine.version}"
 
     def rules_text(self, args: tuple[str, ...]) -> str:
         arg.count(args, 0)
@@ -495,27 +600,36 @@ def rules_page(name: str) -> str:
     return _ANCHOR.sub("", text).strip()
 
 
-def search_gfx(game: Game[Any], clicks: ClickMap, result: SearchResult) -> str:
-    """GoGui gfx commands for a search in progress: the principal variation (VAR), the
-    visits of the root moves (LABEL), their win rates for the player to move as INFLUENCE
-    (-1 lost .. 1 won), and a TEXT status line. A move is shown on its first click (Trisq
-    and Brax moves take several clicks)."""
-    if not result.stats:
+def search_gfx(
+    game: Game[Any], clicks: ClickMap, result: SearchResult, pending: Pending = ()
+) -> str:
+    """GoGui gfx commands for a search in progress, after the clicks ``pending`` of the turn:
+    the principal variation (VAR), and for each legal next click the visits of the moves
+    that continue through it, summed (LABEL), and their mean win rate for the player to move
+    as INFLUENCE (-1 lost .. 1 won), and a TEXT status line. In Trisq and Brax several moves
+    share a click, so a click is labelled with all of them; ``pass`` has no point to label."""
+    depth = len(pending)
+    visits: dict[Click, int] = {}
+    wins: dict[Click, float] = {}
+    best = None
+    for stat in result.stats:
+        seq = clicks.clicks(stat.move)
+        if len(seq) <= depth or seq[:depth] != pending:
+            continue
+        if best is None or stat.visits > best.visits:
+            best = stat
+        click = seq[depth]
+        if click is None:
+            continue
+        visits[click] = visits.get(click, 0) + stat.visits
+        wins[click] = wins.get(click, 0.0) + stat.winrate * stat.visits
+    if best is None:
         return ""
     colours = ("b", "w")
-
-    def first_click(move: Any) -> str | None:
-        seq = clicks.clicks(move)
-        return format_click(seq[0]) if seq else None
-
-    labels, influence = [], []
-    for stat in result.stats[:40]:
-        point = first_click(stat.move)
-        if point is None or point == "PASS":
-            continue
-        labels.append(f"{point} {stat.visits}")
-        influence.append(f"{point} {stat.winrate * 2 - 1:.2f}")
-    best = result.stats[0]
+    ranked = sorted(visits, key=lambda c: (-visits[c], click_key(c)))
+    labels = [f"{format_click(c)} {visits[c]}" for c in ranked]
+    influence = [f"{format_click(c)} {wins[c] / visits[c] * 2 - 1:.2f}"
+                 for c in ranked if visits[c]]
     var = []
     replay = game.copy()
     mover = game.to_move
@@ -523,10 +637,11 @@ def search_gfx(game: Game[Any], clicks: ClickMap, result: SearchResult) -> str:
         if replay.is_over():
             break
         seq = click_map(replay).clicks(move)
-        point = format_click(seq[0]) if seq else None
-        if point is None or point == "PASS":
+        click = seq[depth] if len(seq) > depth else None
+        depth = 0
+        if click is None:
             break
-        var.append(f"{colours[replay.side_of(replay.to_move) % 2]} {point}")
+        var.append(f"{colours[replay.side_of(replay.to_move) % 2]} {format_click(click)}")
         replay.play(move)
     proof = f" proven {best.proven}" if best.proven else ""
     lines = []
@@ -534,6 +649,7 @@ def search_gfx(game: Game[Any], clicks: ClickMap, result: SearchResult) -> str:
         lines.append("VAR " + " ".join(var))
     if labels:
         lines.append("LABEL " + " ".join(labels))
+    if influence:
         lines.append("INFLUENCE " + " ".join(influence))
     lines.append(
         f"TEXT {game.color_name(mover)}: {best.winrate:.3f}{proof} after "

@@ -137,15 +137,6 @@ class ClickMap(abc.ABC):
                 out[click] = done
         return out
 
-    def legal(self, pending: Pending = ()) -> dict[Click, Any]:
-        """:meth:`options` without a repeat of the last click: GoGui sends the ruler each
-        click genmove answers twice, so a repeated click must never be legal."""
-        options = self.options(pending)
-        if pending and pending[-1] in options:
-            options = dict(options)
-            del options[pending[-1]]
-        return options
-
     def gfx(self, pending: Pending = ()) -> list[str]:
         return []
 
@@ -260,6 +251,9 @@ class BraxMap(ClickMap):
         self._moves: list[BraxMove] | None = None
         self._key: tuple[int, BraxMove | None] | None = None
         self._ends: dict[tuple[bool, int, int], int] = {}
+        #: the pieces of each player at the start of the game (the game's start never
+        #: changes: play and undo work above it)
+        self._first: tuple[int, int] | None = None
 
     def moves(self) -> list[BraxMove]:
         history = self.game.history
@@ -291,13 +285,21 @@ class BraxMap(ClickMap):
                 return "XO"[player]
         return "."
 
+    def rows(self, pending: Pending = ()) -> list[str]:
+        chars = ["."] * (N * N)
+        for player in (0, 1):
+            for p in self.game.pieces(player):
+                chars[p] = "XO"[player]
+        return [" ".join(chars[y * N: y * N + N]) for y in reversed(range(N))]
+
     def captured(self) -> tuple[int, int]:
-        start = self.game.copy()
-        while start.history:
-            start.undo()
+        if self._first is None:
+            start = self.game.copy()
+            while start.history:
+                start.undo()
+            self._first = (len(start.pieces(0)), len(start.pieces(1)))
         left = [len(self.game.pieces(k)) for k in (0, 1)]
-        first = [len(start.pieces(k)) for k in (0, 1)]
-        return first[1] - left[1], first[0] - left[0]
+        return self._first[1] - left[1], self._first[0] - left[0]
 
     def gfx(self, pending: Pending = ()) -> list[str]:
         out = []
@@ -340,7 +342,7 @@ _H, _V = 0, 1
 def _selectors(corner: tuple[int, int], o: int) -> tuple[Click, Click]:
     """The clicks that give the piece on ``corner`` orientation ``o``: h by the corner
     beside it in its row or the diagonal one, v by the corner above or below it or pass.
-    Two each, so that a piece and the orientation click never need the same point twice
+    Two each, so that genmove never needs to click the same point twice
     in a row."""
     x, y = corner
     if o == _H:

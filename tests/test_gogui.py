@@ -4,16 +4,18 @@ and side to move they must give.
 
 What GoGui sends, from its source (Remi-Coulom/gogui, src/net/sf/gogui):
 
-* ruler start (GoGui.initGameRuler, GenericBoard): list_commands, gogui-rules_game_id,
-  gogui-rules_board_size, clear_board, then the sync below;
-* after each move (GenericBoard.sendPlay + copyRulerBoardState + setToMove): ``play C P``,
-  gogui-rules_board, gogui-rules_board_size, gogui-rules_captured_count,
-  gogui-rules_side_to_move (twice); then gogui-rules_legal_moves and gogui-rules_board_gfx;
-* after a genmove the ruler gets the same ``play`` twice (GoGui.computerMoved);
+* ruler start (GoGui.initGameRuler, GtpClientBase.queryInterruptSupport, GenericBoard):
+  list_commands, gogui-interrupt, gogui-rules_game_id, gogui-rules_board_size, clear_board,
+  then the sync below;
+* after each click (Game.updateBoard: GenericBoard.copyBoardState) the ruler gets
+  clear_board and every click again, then gogui-rules_board, gogui-rules_board_size,
+  gogui-rules_captured_count, gogui-rules_side_to_move; then a copy of the click
+  (GenericBoard.sendPlay), which must fail, and gogui-rules_legal_moves and
+  gogui-rules_board_gfx (:func:`gogui_click` sends all of it);
 * player start (GoGui.attachNewProgram, GtpSynchronizer.init): name, protocol_version,
-  version, list_commands, gogui-rules_game_id, gogui-rules_board_size, boardsize N,
-  clear_board, komi; undo is sent to the player one click at a time; the ruler instead
-  gets clear_board and every click again (GenericBoard.playFromBeginning).
+  version, list_commands, gogui-interrupt, gogui-rules_game_id, gogui-rules_board_size,
+  boardsize N, clear_board, komi; the player gets each click once, and undo one click at a
+  time.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ def gogui_engine(game: str, seed: int = 1, **options: Any) -> tuple[GtpEngine, G
 def start_ruler(ruler: GtpEngine) -> tuple[str, str, str]:
     """GoGui's ruler start-up; returns (board, side to move, legal moves)."""
     assert "gogui-rules_game_id" in ok(ruler, "list_commands").split("\n")
+    ok(ruler, "gogui-interrupt")
     ok(ruler, "gogui-rules_game_id")
     ok(ruler, "gogui-rules_board_size")
     ok(ruler, "clear_board")
@@ -62,12 +65,19 @@ def start_player(player: GtpEngine) -> None:
     ok(player, "version")
     commands = ok(player, "list_commands").split("\n")
     assert {"gogui-interrupt", "gogui-play_sequence", "gogui-analyze_commands"} <= set(commands)
+    ok(player, "gogui-interrupt")
     ok(player, "gogui-rules_game_id")
     size = ok(player, "gogui-rules_board_size")
     ok(player, f"boardsize {size}")
     ok(player, "clear_board")
     ok(player, "komi 6.5")
     ok(player, "gogui-analyze_commands")
+
+
+def handshake(engine: GtpEngine) -> str:
+    """GoGui's handshake, which starts GoGui mode; returns the game id."""
+    ok(engine, "gogui-interrupt")
+    return ok(engine, "gogui-rules_game_id")
 
 
 def sync(ruler: GtpEngine) -> tuple[str, str, str]:
@@ -85,6 +95,18 @@ def sync(ruler: GtpEngine) -> tuple[str, str, str]:
 def ruler_play(ruler: GtpEngine, color: str, point: str) -> tuple[str, str, str]:
     ok(ruler, f"play {color} {point}")
     return sync(ruler)
+
+
+def gogui_click(ruler: GtpEngine, clicks: list[str], click: str) -> tuple[str, str, str]:
+    """What the ruler gets when GoGui adds ``click`` (``play C P``) to the game: the replay
+    of every click from clear_board, the queries, and the copy of the click, which fails."""
+    clicks.append(click)
+    ok(ruler, "clear_board")
+    for line in clicks:
+        ok(ruler, line)
+    state = sync(ruler)
+    assert fail(ruler, click).startswith("illegal move")
+    return state
 
 
 def rows(*lines: str) -> str:
@@ -207,6 +229,7 @@ def test_trisq_two_placements_and_undo_click_by_click() -> None:
 
 def test_trisq_boardsize_is_twice_the_squares() -> None:
     player, session = gogui_engine("trisq")
+    ok(player, "gogui-interrupt")
     ok(player, "gogui-rules_board_size")
     ok(player, "boardsize 12")
     assert session.game.options["size"] == 6
@@ -236,7 +259,7 @@ def test_brax_from_then_to() -> None:
 
 def test_brax_call_is_a_pass_before_the_move_and_captures_count() -> None:
     ruler, session = gogui_engine("brax")
-    ok(ruler, "gogui-rules_game_id")
+    handshake(ruler)
     session.game = Brax.from_position({"red": "e5 a1", "blue": "e7 a9"}, "red")
     board, side, legal = sync(ruler)
     assert "pass" in legal.split()  # e5-e6 would threaten e7: a call is possible
@@ -281,7 +304,7 @@ def test_bricka_token_play_keeps_native_letters_until_gogui_mode() -> None:
     assert session.game.format_move(session.game.history[-1], "native") == "l4"
     assert ok(player, "gtpgames-gogui") == "off"
     ok(player, "undo")
-    ok(player, "gogui-rules_game_id")
+    handshake(player)
     ok(player, "play w l4")  # GoGui L4 is the 11th column (no I): native k4
     assert session.game.format_move(session.game.history[-1], "native") == "k4"
 
@@ -300,14 +323,15 @@ def neutral_points(game: Game[Any]) -> list[str]:
      ("brax", {}), ("bricka", {})],
 )
 def test_player_and_ruler_stay_in_step(name: str, options: dict[str, Any]) -> None:
-    """A human (random legal clicks) against genmove, with GoGui's double play to the ruler
-    after genmove and an occasional undo (player: undo; ruler: clear_board and replay)."""
+    """A human (random legal clicks) against genmove, with GoGui's command stream to the
+    ruler (every click replayed from clear_board, then a copy of the click that fails) and
+    an occasional undo (player: undo; ruler: clear_board and replay)."""
     player, psession = gogui_engine(name, seed=5, **options)
     ruler, rsession = gogui_engine(name, seed=9, **options)
     start_player(player)
     state = start_ruler(ruler)
     rng = random.Random(7)
-    clicks: list[tuple[str, str]] = []
+    clicks: list[str] = []
     for turn in range(240):
         board, side, legal = state
         if not legal:
@@ -316,23 +340,19 @@ def test_player_and_ruler_stay_in_step(name: str, options: dict[str, Any]) -> No
         if turn % 3 == 2:
             point = ok(player, f"genmove {color}")
             assert point in legal.split()
-            ok(ruler, f"play {color} {point}")
-            assert fail(ruler, f"play {color} {point}").startswith("illegal move")
         elif turn % 17 == 16 and clicks:
             clicks.pop()
             ok(player, "undo")
             ok(ruler, "clear_board")
-            for c, p in clicks:
-                ok(ruler, f"play {c} {p}")
+            for line in clicks:
+                ok(ruler, line)
             state = sync(ruler)
             assert state[0] == ok(player, "gogui-rules_board")
             continue
         else:
             point = rng.choice(legal.split())
             ok(player, f"play {color} {point}")
-            ok(ruler, f"play {color} {point}")
-        clicks.append((color, point))
-        state = sync(ruler)
+        state = gogui_click(ruler, clicks, f"play {color} {point}")
         assert state == (ok(player, "gogui-rules_board"), ok(player, "gogui-rules_side_to_move"),
                          ok(player, "gogui-rules_legal_moves"))
         assert psession.game.history == rsession.game.history
@@ -347,6 +367,7 @@ def test_player_and_ruler_stay_in_step(name: str, options: dict[str, Any]) -> No
 
 def test_play_sequence_is_all_or_nothing() -> None:
     player, session = gogui_engine("trisq", size=4)
+    handshake(player)
     ok(player, "gogui-play_sequence b A1 b B1 w B1 w pass")
     assert len(session.game.history) == 2
     message = fail(player, "gogui-play_sequence b C3 b D3 b A1")
@@ -407,7 +428,7 @@ def test_interrupt_line_stops_genmove_which_answers_a_click() -> None:
     read_end, write_end = os.pipe()
     out = io.BytesIO()
     with open(read_end, "rb", buffering=0) as stdin, open(write_end, "wb", buffering=0) as feed:
-        feed.write(b"gogui-rules_game_id\ngenmove b\n")
+        feed.write(b"gogui-interrupt\ngogui-rules_game_id\ngenmove b\n")
         server = threading.Thread(target=engine.serve, args=(stdin, out))
         server.start()
         # GoGui sends the interrupt while genmove runs
@@ -415,14 +436,14 @@ def test_interrupt_line_stops_genmove_which_answers_a_click() -> None:
         feed.write(b"# interrupt\nquit\n")
         server.join(20)
     responses = out.getvalue().decode().split("\n\n")
-    assert responses[0] == "= Brax"
-    assert responses[1] == "= B1"  # the first click of b1-b2, the first legal move
+    assert responses[1] == "= Brax"
+    assert responses[2] == "= B1"  # the first click of b1-b2, the first legal move
     assert WaitsForStop.stopped
 
 
 def test_brax_last_capture_ends_the_game() -> None:
     ruler, session = gogui_engine("brax")
-    ok(ruler, "gogui-rules_game_id")
+    handshake(ruler)
     session.game = Brax.from_position({"red": "e5", "blue": "e6"}, "red")
     ok(ruler, "play b E5")
     board, side, legal = ruler_play(ruler, "b", "E6")
@@ -481,7 +502,7 @@ def test_genmove_shows_the_search_as_live_gfx_on_stderr(name: str) -> None:
 def test_search_analyze_command_answers_gfx_and_keeps_the_game(name: str) -> None:
     engine, session = gogui_engine(name)
     start_player(engine)
-    assert "gfx/Search (1000 playouts)/gtpgames-gogui_search 1000" in ok(
+    assert "gfx/Search on the board (1000 playouts)/gtpgames-gogui_search 1000" in ok(
         engine, "gogui-analyze_commands").split("\n")
     before = (ok(engine, "gogui-rules_board"), ok(engine, "gogui-rules_legal_moves"))
     legal = set(before[1].split())
@@ -493,3 +514,175 @@ def test_search_analyze_command_answers_gfx_and_keeps_the_game(name: str) -> Non
     assert "after 200 playouts" in gfx[3]
     assert (ok(engine, "gogui-rules_board"), ok(engine, "gogui-rules_legal_moves")) == before
     assert fail(engine, "gtpgames-gogui_search x").startswith("syntax error: playouts")
+
+
+# ------------------------------------------------------------ mode, rollback, replay
+
+
+@pytest.mark.parametrize("mode", ["tokens", "gogui"])
+def test_play_sequence_with_tokens_leaves_the_session_as_it_was(mode: str) -> None:
+    """A failed gogui-play_sequence takes back every click and every whole move it played."""
+    player, session = gogui_engine("trisq")
+    if mode == "gogui":
+        handshake(player)
+        ok(player, "gogui-play_sequence b A1 b A2")  # Red's a1vsw
+        ok(player, "play w G7")  # a pending half-move of Blue
+        ok(player, "undo")
+    before = (ok(player, "showboard"), ok(player, "gogui-rules_board"),
+              ok(player, "gogui-rules_side_to_move"), ok(player, "gogui-rules_legal_moves"),
+              list(session.game.history))
+    first = "w" if mode == "gogui" else "b"
+    second = "b" if mode == "gogui" else "w"
+    message = fail(player, f"gogui-play_sequence {first} e3vse {second} a3hne {first} zz")
+    assert "move 3 of the sequence" in message
+    after = (ok(player, "showboard"), ok(player, "gogui-rules_board"),
+             ok(player, "gogui-rules_side_to_move"), ok(player, "gogui-rules_legal_moves"),
+             list(session.game.history))
+    assert after == before
+    # nothing is pending: a whole move in the session's notation is accepted
+    ok(player, f"play {first} e3vse")
+
+
+def test_brax_play_sequence_of_clicks_and_tokens_is_all_or_nothing() -> None:
+    player, session = gogui_engine("brax")
+    handshake(player)
+    board = ok(player, "gogui-rules_board")
+    message = fail(player, "gogui-play_sequence b E1 b E3 w e9-e8 b D1 b D1")
+    assert "move 5 of the sequence" in message
+    assert (ok(player, "gogui-rules_board"), ok(player, "gogui-rules_side_to_move")) == (
+        board, "black")
+    assert session.game.history == [] and ok(player, "gogui-rules_legal_moves").startswith("B1")
+
+
+def test_rules_queries_leave_the_mode_to_gogui_handshake() -> None:
+    """Queries alone (a regress script, a Sabaki-style client) do not start GoGui mode:
+    play, genmove, undo and boardsize keep their GTP meaning."""
+    player, session = gogui_engine("trisq", size=4)
+    for query in ("gogui-rules_game_id", "gogui-rules_board_size", "gogui-rules_board",
+                  "gogui-rules_legal_moves", "gogui-rules_side_to_move",
+                  "gogui-rules_board_gfx", "gogui-rules_final_result"):
+        ok(player, query)
+    assert ok(player, "gtpgames-gogui") == "off"
+    ok(player, "boardsize 6")
+    assert session.game.options["size"] == 6
+    token = ok(player, "genmove b")
+    assert session.game.format_move(session.game.history[-1]) == token
+    ok(player, "undo")
+    assert session.game.history == []
+    # GoGui's handshake: gogui-interrupt (its probe), then gogui-rules_game_id
+    assert handshake(player) == "Trisq"
+    assert ok(player, "gtpgames-gogui") == "on"
+
+
+def test_team_brax_gogui_commands_fail_without_changing_the_mode() -> None:
+    player, session = gogui_engine("brax", players=3)
+    ok(player, "gogui-interrupt")
+    assert "two-player Brax only" in fail(player, "gogui-rules_game_id")
+    assert "two-player Brax only" in fail(player, "gogui-rules_board_size")
+    assert "two-player Brax only" in fail(player, "gtpgames-gogui on")
+    assert ok(player, "gtpgames-gogui") == "off"
+    ok(player, "genmove p1")
+    ok(player, "undo")
+    assert session.game.history == []
+
+
+def test_trisq_pass_for_v_then_pass_ends_a_one_piece_turn_in_gogui() -> None:
+    """The documented clicks: a corner of an empty square, ``pass`` (v), ``pass`` (end of
+    the turn), through GoGui's ruler stream and to the player."""
+    player, psession = gogui_engine("trisq", size=4)
+    ruler, rsession = gogui_engine("trisq", size=4)
+    start_player(player)
+    start_ruler(ruler)
+    clicks: list[str] = []
+    for line in ("play b A1", "play b B1", "play w G7", "play w pass"):
+        ok(player, line)
+        board, side, legal = gogui_click(ruler, clicks, line)
+    # G7 waits for its orientation: pass chose v; Pass stays enabled to end the turn
+    assert side == "white" and "pass" in legal.split()
+    assert "TEXT second piece" in ok(ruler, "gogui-rules_board_gfx")
+    # the player may be asked its analyze commands (legal clicks, markings) between clicks
+    assert "pass" in ok(player, "gogui-rules_legal_moves").split()
+    ok(player, "gogui-rules_board_gfx")
+    ok(player, "play w pass")
+    board, side, legal = gogui_click(ruler, clicks, "play w pass")
+    assert side == "black"
+    assert rsession.game.format_move(rsession.game.history[-1]) == "d4vsw"
+    assert psession.game.history == rsession.game.history
+
+
+def test_search_labels_one_total_per_legal_next_click() -> None:
+    player, session = gogui_engine("brax")
+    start_player(player)
+    for pending in ((), ("E1",)):
+        for point in pending:
+            ok(player, f"play b {point}")
+        legal = ok(player, "gogui-rules_legal_moves").split()
+        gfx = ok(player, "gtpgames-gogui_search 300").split("\n")
+        label = next(line for line in gfx if line.startswith("LABEL")).split()[1:]
+        points, visits = label[0::2], [int(v) for v in label[1::2]]
+        assert len(points) == len(set(points)), points  # one label per point
+        assert set(points) <= set(legal)
+        assert visits == sorted(visits, reverse=True)
+        var = next(line for line in gfx if line.startswith("VAR")).split()
+        assert var[1:3] == ["b", points[0]]
+    # from the start: the visits of all root moves but the calls (first click: pass)
+    assert sum(visits) <= 300 and len(points) == 3
+
+
+def test_parameters_analyze_labels_and_title() -> None:
+    mcts = MctsPlayer(random.Random(1))
+    engine, session = build_engine(new_game("trisq", size=5), mcts, None, Limit())
+    engine.add_commands(gogui_handlers(engine, session))
+    params = ok(engine, "gtpgames-param").split("\n")
+    assert "[string] level" in params
+    for line in params:  # GoGui sends every parameter back as shown
+        kind, key, *value = line.split(" ", 2)
+        ok(engine, f"gtpgames-param {key} {value[0] if value else ''}".strip())
+    assert mcts.level is None
+    labels = [line.split("/")[1] for line in ok(engine, "gogui-analyze_commands").split("\n")]
+    assert len(labels) == len(set(labels)), labels
+    assert ok(engine, "gogui-title") == "Trisq size=5 - gtpgames " + engine.version
+
+
+def test_gogui_replay_from_clear_board_does_not_compute_the_legal_clicks_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """GoGui replays every click into the ruler after each click; a click replayed from
+    the same position is played from the tape without computing the legal clicks."""
+    from adapters import gogui_games
+
+    ruler, session = gogui_engine("brax")
+    start_ruler(ruler)
+    clicks: list[str] = []
+    rng = random.Random(3)
+    for _ in range(40):
+        side = ok(ruler, "gogui-rules_side_to_move")[0]
+        point = rng.choice(ok(ruler, "gogui-rules_legal_moves").split())
+        gogui_click(ruler, clicks, f"play {side} {point}")
+    history = list(session.game.history)
+    board = ok(ruler, "gogui-rules_board")
+    calls: list[int] = []
+    original = gogui_games.BraxMap.options
+
+    def counted(self: Any, pending: Any = ()) -> Any:
+        calls.append(1)
+        return original(self, pending)
+
+    monkeypatch.setattr(gogui_games.BraxMap, "options", counted)
+    ok(ruler, "clear_board")
+    for line in clicks:
+        ok(ruler, line)
+    assert calls == []
+    assert session.game.history == history and ok(ruler, "gogui-rules_board") == board
+    # GoGui's back button: the replay stops one click short, and a new click is checked
+    ok(ruler, "clear_board")
+    for line in clicks[:-1]:
+        ok(ruler, line)
+    assert calls == []
+    side = ok(ruler, "gogui-rules_side_to_move")[0]
+    other = [line for line in (f"play {side} {point}" for point in
+                               ok(ruler, "gogui-rules_legal_moves").split())
+             if line != clicks[-1]]
+    calls.clear()
+    ok(ruler, other[0])
+    assert calls
