@@ -17,6 +17,7 @@ from adapters.render.draw import (
     draw_caption,
     draw_overlays,
     player_word,
+    points_attr,
 )
 from engine.brax import Brax, BraxMove
 from engine.brax_board import BLUE, N, horizontal_colour, vertical_colour
@@ -75,6 +76,18 @@ def render(game: Brax, options: Options, svg: Svg) -> tuple[float, float, str]:
                     game.format_move(move, notation))
     teams = game.num_players > 2
 
+    if options.last_move and game.history and game.history[-1].paths:
+        svg.open("g", {"class_": "last-move", "pointer_events": "none"})
+        for path in game.history[-1].paths:
+            pts = [at(p) for p in path]
+            svg.add("polyline", {"class_": "path", "points": points_attr(pts), "fill": "none",
+                                 "stroke": HIGHLIGHT, "stroke_width": 7, "stroke_opacity": 0.9,
+                                 "stroke_linecap": "round", "stroke_linejoin": "round"})
+            x, y = pts[0]
+            svg.add("circle", {"class_": "from", "cx": x, "cy": y, "r": 7, "fill": "none",
+                               "stroke": HIGHLIGHT, "stroke_width": 3})
+        svg.close("g")
+
     svg.open("g", {"class_": "board"})
     for p in range(N * N):
         x, y = at(p)
@@ -113,18 +126,6 @@ def render(game: Brax, options: Options, svg: Svg) -> tuple[float, float, str]:
     for p in sorted(moves_from):
         x, y = at(p)
         svg.add("circle", {"class_": "legal", "cx": x, "cy": y, "r": S * 0.1, "fill": LEGAL})
-    if options.last_move and game.history and game.history[-1].paths:
-        last = game.history[-1]
-        for path in last.paths:
-            pts = [at(p) for p in path]
-            svg.add("polyline", {"class_": "last-move",
-                                 "points": " ".join(f"{x:g},{y:g}" for x, y in pts),
-                                 "fill": "none", "stroke": HIGHLIGHT, "stroke_width": 5,
-                                 "stroke_opacity": 0.85, "stroke_linecap": "round",
-                                 "stroke_linejoin": "round"})
-            x, y = pts[0]
-            svg.add("circle", {"class_": "last-move from", "cx": x, "cy": y, "r": 6,
-                               "fill": "none", "stroke": HIGHLIGHT, "stroke_width": 3})
     svg.close("g")
 
     def anchor(move: Any) -> tuple[float, float] | None:
