@@ -192,6 +192,8 @@ def match(
     max_moves: Annotated[int, typer.Option(help="Adjudicate a draw after N moves.")] = 2000,
     notation: Annotated[str | None, typer.Option(help="gtp or native.")] = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+    pictures: Annotated[bool, typer.Option(
+        help="Write an SVG picture of each final position (beside the SGF).")] = False,
 ) -> None:
     """Play a match between GTP engines, with the rules core as referee."""
     from adapters import match_cli
@@ -199,7 +201,7 @@ def match(
     try:
         config = match_cli.build_config(
             game, engine, option or [], games, format, openings, tc, move_timeout, jobs, sprt,
-            record, sgf_dir, max_moves, notation)
+            record, sgf_dir, max_moves, notation, pictures)
         code = match_cli.run(config, quiet)
     except (ValueError, OSError) as error:
         _fail(str(error))

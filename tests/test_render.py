@@ -386,3 +386,39 @@ def test_cli_render_position_and_errors() -> None:
         assert result.returncode == 2
         lines = result.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("gtpgames: ") and message in lines[0]
+
+
+# --------------------------------------------------------------------------- match
+
+
+@pytest.mark.parametrize(("game", "options", "sgf"), [
+    ("brique", {"size": "5"}, True),
+    ("trisq", {"size": "4"}, False),
+])
+def test_match_pictures_show_the_final_positions(
+    tmp_path: Path, game: str, options: dict[str, str], sgf: bool
+) -> None:
+    from adapters.match import Match, MatchConfig
+    from adapters.match_engine import EngineSpec
+
+    tiny = Path(__file__).with_name("engines") / "tinygtp.py"
+    engines = [EngineSpec(name, (sys.executable, str(tiny), "--game", game, "--seed", seed))
+               for name, seed in (("a", "1"), ("b", "2"))]
+    folder = tmp_path / "sgf"
+    cfg = MatchConfig(game=game, engines=engines, options=options, games_per_pairing=2,
+                      record=tmp_path / "m.jsonl", sgf_dir=folder if sgf else None,
+                      move_timeout=5.0, grace=0.5, pictures=True)
+    records = Match(cfg).run()
+    assert len(records) == 2
+    for record in records:
+        referee = new_game(game, **options)
+        for token in record["opening"] + record["moves"]:
+            referee.play_text(token, record["notation"])
+        name = f"{game}-{record['index']:05d}"
+        picture = (folder if sgf else tmp_path) / f"{name}.svg"
+        if sgf:
+            assert (folder / f"{name}.sgf").exists()
+        root = parse(picture.read_text(encoding="utf-8"))
+        assert pieces(root) == expected_pieces(referee, record["notation"])
+        caption = "".join(next(elements(root, "caption")).itertext())
+        assert "wins" in caption or "Draw" in caption
