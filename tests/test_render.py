@@ -422,3 +422,23 @@ def test_match_pictures_show_the_final_positions(
         assert pieces(root) == expected_pieces(referee, record["notation"])
         caption = "".join(next(elements(root, "caption")).itertext())
         assert "wins" in caption or "Draw" in caption
+
+
+# ---------------------------------------------------------------------------- docs
+
+
+def test_doc_pictures_are_up_to_date(tmp_path: Path) -> None:
+    from scripts.render_docs import IMAGES, write
+
+    written = write(tmp_path)
+    assert len(written) == 10
+    for path in written:
+        committed = IMAGES / path.name
+        assert committed.exists(), f"{committed} is missing: run python -m scripts.render_docs"
+        assert committed.read_text(encoding="utf-8") == path.read_text(encoding="utf-8"), (
+            f"{committed} is stale: run python -m scripts.render_docs")
+        parse(path.read_text(encoding="utf-8"))
+    for name in GAMES:
+        page = (ROOT / "docs" / "games" / f"{name}.md").read_text(encoding="utf-8")
+        assert f"../images/{name}-start.svg" in page and f"../images/{name}-midgame.svg" in page
+    assert "docs/images/" in (ROOT / "README.md").read_text(encoding="utf-8")

@@ -9,6 +9,8 @@ milliseconds; every attribute value and text goes through :func:`xml.sax.saxutil
 from __future__ import annotations
 
 import dataclasses
+import functools
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
@@ -31,9 +33,17 @@ Attrs = Mapping[str, object]
 
 def number(value: float) -> str:
     """A coordinate written short: ``12``, ``12.5``, ``12.33``."""
-    if value == int(value):
+    if value.is_integer():
         return str(int(value))
     return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+_SPECIAL = re.compile(r'[&<>"\n\r\t]')
+
+
+@functools.cache
+def _name(key: str) -> str:
+    return key.rstrip("_").replace("_", "-")
 
 
 def _attrs(attrs: Attrs) -> str:
@@ -42,7 +52,10 @@ def _attrs(attrs: Attrs) -> str:
         if value is None:
             continue
         text = number(value) if isinstance(value, float) else str(value)
-        parts.append(f" {key.rstrip('_').replace('_', '-')}={quoteattr(text)}")
+        if _SPECIAL.search(text) is not None:
+            parts.append(f" {_name(key)}={quoteattr(text)}")
+        else:
+            parts.append(f' {_name(key)}="{text}"')
     return "".join(parts)
 
 

@@ -6,6 +6,7 @@ pieces filled in Red and Blue, empty slots outlined, Red's edges (bottom and top
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from adapters.render.draw import (
@@ -30,12 +31,19 @@ RED = "#c0392b"
 BLUE = "#1f5fbf"
 COLOURS = (RED, BLUE)
 SQUARE_FILL = "#f7f1e3"
+LEGAL_FILL = "#d5efdc"
 
 
 def _polygon(f: int, r: int, o: int, c: int, n: int) -> list[tuple[float, float]]:
     x0, y0 = M + f * S, M + (n - r) * S
     k = S / UNIT
     return [(x0 + x * k, y0 - y * k) for x, y in PIECES[o][c]]
+
+
+@functools.cache
+def _points(n: int) -> tuple[str, ...]:
+    """The ``points`` attribute of every slot of an n x n board, by slot number."""
+    return tuple(points_attr(_polygon(*slot_parts(slot, n), n)) for slot in range(8 * n * n))
 
 
 def _centroid(points: list[tuple[float, float]]) -> tuple[float, float]:
@@ -65,39 +73,44 @@ def render(game: Trisq, options: Options, svg: Svg) -> tuple[float, float, str]:
                          "fill": BLUE})
     svg.close("g")
 
-    svg.open("g", {"class_": "board"})
+    points = _points(n)
+    svg.open("g", {"class_": "board", "fill": SQUARE_FILL, "stroke": "#9c927f",
+                   "stroke_width": 0.8, "stroke_linejoin": "round"})
     for r in range(n):
         for f in range(n):
             square = r * n + f
             name = format_point(f, r, notation)
             svg.add("rect", {"class_": "square", "x": M + f * S, "y": M + (n - 1 - r) * S,
-                             "width": S, "height": S, "fill": SQUARE_FILL, "stroke": LINE,
-                             "stroke_width": 1.2})
+                             "width": S, "height": S, "stroke": LINE, "stroke_width": 1.2})
             o_here = orient[square]
             for o in (0, 1) if o_here < 0 else (o_here,):
                 hidden = o_here < 0 and o == 1
                 svg.open("g", {"class_": f"slots {ORIENTATIONS[o]}", "data_square": name,
                                "display": "none" if hidden else None})
+                # the board group's fill and stroke are an empty slot's; a piece overrides them
+                placed = []
                 for c in range(4):
                     slot = (square * 2 + o) * 4 + c
                     token = f"{name}{ORIENTATIONS[o]}{CORNERS[c]}"
-                    pts = points_attr(_polygon(f, r, o, c, n))
                     owner = colours[slot]
                     if owner >= 0:
-                        svg.add("polygon", {"class_": f"piece p{owner}", "data_piece": token,
-                                            "points": pts, "fill": COLOURS[owner],
-                                            "stroke": "#ffffff", "stroke_width": 1.2,
-                                            "stroke_linejoin": "round"})
-                    else:
-                        is_legal = slot in legal
-                        svg.add("polygon", {"class_": "slot legal" if is_legal else "slot",
-                                            "data_target": token, "points": pts,
-                                            "fill": "#e3f4e8" if is_legal else SQUARE_FILL,
-                                            "stroke": "#9c927f", "stroke_width": 0.8,
+                        placed.append((slot, token, owner))
+                    elif slot in legal:
+                        svg.add("polygon", {"class_": "slot legal", "data_target": token,
+                                            "points": points[slot], "fill": LEGAL_FILL,
                                             "stroke_dasharray": "3 2"})
+                    else:
+                        svg.add("polygon", {"class_": "slot", "data_target": token,
+                                            "points": points[slot], "stroke_dasharray": "3 2"})
+                # pieces after the slots, so no dashed outline runs over a piece
+                for slot, token, owner in placed:
+                    svg.add("polygon", {"class_": f"piece p{owner}", "data_piece": token,
+                                        "points": points[slot], "fill": COLOURS[owner],
+                                        "stroke": "#ffffff", "stroke_width": 1.2})
                 svg.close("g")
     svg.add("rect", {"x": M, "y": M, "width": side, "height": side, "fill": "none",
-                     "stroke": LINE, "stroke_width": 1.5, "pointer_events": "none"})
+                     "stroke": LINE, "stroke_width": 1.5,
+                     "pointer_events": "none"})
     svg.close("g")
 
     if last:
