@@ -352,6 +352,30 @@ def test_gtp_svg_is_one_well_framed_response() -> None:
     assert "gtpgames-svg" in (engine.handle_line("list_commands") or "")
 
 
+@pytest.mark.parametrize("args", ["0", "15", "4097", "legal legal", "100 200", "x", "\u00e9",
+                                  "-5", "1e3"])
+def test_gtp_svg_bad_arguments_fail_and_change_nothing(args: str) -> None:
+    engine, session = make_engine("brax")
+    engine.add_commands(svg_handlers(session))
+    engine.handle_line("play b e1-e2")
+    before = session.game.position_string()
+    response = engine.handle_line(f"gtpgames-svg {args}")
+    assert response is not None and response.startswith("? syntax error: invalid argument")
+    assert response.endswith("\n\n") and response.count("\n") == 2
+    assert session.game.position_string() == before
+
+
+def test_gtp_svg_over_the_real_process() -> None:
+    done = subprocess.run([*COMMAND, "gtp", "bricka"], input="play w f6\n1 gtpgames-svg\nquit\n",
+                          capture_output=True, text=True, timeout=60, check=True)
+    responses = done.stdout.split("\n\n")
+    assert responses[0] == "= " and responses[2] == "= " and responses[3] == ""
+    assert responses[1].startswith("=1 <svg") and "\n" not in responses[1]
+    root = parse(responses[1][3:])
+    assert pieces(root) == {"p1": {"f6"}}
+    assert len(list(elements(root, "blocked"))) == 11
+
+
 # ----------------------------------------------------------------------------- CLI
 
 
