@@ -405,6 +405,8 @@ def test_cli_render_position_and_errors() -> None:
         (("render", "chess"), "unknown game"),
         (("render", "brique", "-o", "x.gif"), ".svg or .png"),
         (("render", "brique", "--moves", "c3", "--position", "x"), "not both"),
+        (("render", "brique", "-o", "/nonexistent/dir/x.png"), "cannot write"),
+        (("render", "trisq", "--position", "garbage"), "position string"),
     ):
         result = run(*args)
         assert result.returncode == 2
