@@ -318,6 +318,17 @@ def test_last_move_and_analysis_overlay() -> None:
     assert not list(elements(plain, "last-move"))
 
 
+@pytest.mark.parametrize("name", list(GAMES))
+def test_analysis_overlay_names_the_moves_of_every_game(name: str) -> None:
+    game = random_game(name, 5, seed=4)
+    moves = game.listed_moves()[:3]
+    stats = [MoveStat(move, 30 - k, 0.5, pv=tuple(moves)) for k, move in enumerate(moves)]
+    root = parse(render_svg(game, analysis=stats, notation="native"))
+    shown = [e.get("data-move") for e in elements(root, "stat")]
+    assert shown == [game.format_move(move, "native") for move in moves]
+    assert [e.get("data-move") for e in elements(root, "pv")] == ["1", "2", "3"]
+
+
 def test_bad_arguments_raise() -> None:
     game = new_game("brique")
     with pytest.raises(ValueError, match="notation"):
