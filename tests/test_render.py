@@ -208,6 +208,18 @@ def test_trisq_four_polygons_per_square() -> None:
     assert len(empty_groups) == orientations.count(-1)
 
 
+def test_trisq_legal_overlay_is_the_union_of_the_legal_turns() -> None:
+    for seed in range(8):
+        game = random_game("trisq", 2 + 3 * seed, seed=seed, size=4)
+        if game.is_over():
+            continue
+        union = {slot for move in game.legal_moves() for slot in move}
+        assert game.playable_slots() == union  # type: ignore[attr-defined]
+        root = parse(render_svg(game, legal=True))
+        shown = {e.get("data-target") for e in elements(root, "slot legal")}
+        assert shown == {game.format_slot(s) for s in union}  # type: ignore[attr-defined]
+
+
 def test_trisq_polygons_come_from_the_rules_geometry() -> None:
     game = new_game("trisq", size=4)
     game.play_text("a1vne")
