@@ -341,6 +341,17 @@ def test_analysis_overlay_names_the_moves_of_every_game(name: str) -> None:
     assert [e.get("data-move") for e in elements(root, "pv")] == ["1", "2", "3"]
 
 
+@pytest.mark.parametrize("name", list(GAMES))
+def test_caption_gives_the_result_once(name: str) -> None:
+    game = random_game(name, 1000, seed=0, **({"size": 5} if name in ("brique", "flicker",
+                                                                      "trisq") else {}))
+    outcome = game.outcome()
+    assert outcome is not None
+    caption = "".join(next(elements(parse(render_svg(game)), "caption")).itertext())
+    assert outcome.reason.split(":")[-1].strip() in caption
+    assert caption.lower().count("wins") + caption.lower().count("draw") == 1, caption
+
+
 def test_bad_arguments_raise() -> None:
     game = new_game("brique")
     with pytest.raises(ValueError, match="notation"):
