@@ -277,6 +277,17 @@ def test_brax_obligation_marks_the_forced_pieces() -> None:
     assert "Brax!" in caption
 
 
+def test_brax_obligation_that_lapses_is_said() -> None:
+    from engine.brax import Brax
+
+    # Red's a1 is forced but boxed in by its own pieces: the obligation lapses
+    game = Brax.from_position_string("1b7/9/9/9/9/9/9/r8/rr7 red a1 blue b9 0 -")
+    root = parse(render_svg(game))
+    assert {e.get("data-piece") for e in elements(root, "piece forced")} == {"a1"}
+    caption = "".join(next(elements(root, "caption")).itertext())
+    assert "Brax! Red must move one of: a1 (none can move: the obligation lapses)" in caption
+
+
 def test_bricka_30_cells_and_69_points() -> None:
     root = parse(render_svg(new_game("bricka")))
     cells = list(elements(root, "cell"))
