@@ -109,11 +109,15 @@ def test_every_game_renders_well_formed_svg(name: str, notation: str) -> None:
     assert len(game.history) == 12 or game.is_over()
 
 
-@pytest.mark.parametrize("name", list(GAMES))
-def test_pieces_are_where_the_rules_core_has_them(name: str) -> None:
-    game = random_game(name, 30, seed=3)
-    root = parse(render_svg(game))
-    assert pieces(root) == expected_pieces(game, "gtp")
+@pytest.mark.parametrize(("name", "options"), [
+    *((name, {}) for name in GAMES), ("brax", {"players": 3}), ("brax", {"players": 4}),
+    ("brax", {"hunt": True}), ("brique", {"size": 4}), ("flicker", {"size": 25}),
+])
+def test_pieces_are_where_the_rules_core_has_them(name: str, options: dict[str, Any]) -> None:
+    game = random_game(name, 30, seed=3, **options)
+    for notation in ("gtp", "native"):
+        root = parse(render_svg(game, notation=notation))
+        assert pieces(root) == expected_pieces(game, notation)
 
 
 def expected_pieces(game: Game[Any], notation: Any) -> dict[str, set[str]]:
