@@ -259,7 +259,7 @@ def render(
                 encoding="utf-8")
     except OSError as error:
         _fail(f"cannot write {str(output)!r}: {error.strerror or error}")
-    except (GameError, ValueError) as error:
+    except (GameError, ValueError, RuntimeError) as error:
         _fail(str(error))
 
 

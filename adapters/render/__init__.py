@@ -111,8 +111,12 @@ def render_png(
     last_move: bool = True,
     width: float | None = None,
 ) -> bytes:
-    """The picture of :func:`render_svg` as PNG bytes, also written to ``path`` if given."""
-    import cairosvg  # type: ignore[import-untyped]
+    """The picture of :func:`render_svg` as PNG bytes, also written to ``path`` if given.
+    Raises :class:`RuntimeError` if the cairo library that cairosvg drives is missing."""
+    try:
+        import cairosvg  # type: ignore[import-untyped]
+    except OSError as error:  # cairocffi cannot find libcairo
+        raise RuntimeError(f"PNG output needs the cairo library (libcairo2): {error}") from None
 
     text = render_svg(game, notation=notation, legal=legal, analysis=analysis,
                       last_move=last_move, width=width)
