@@ -159,6 +159,8 @@ class MatchConfig:
     sgf_dir: Path | None = None
     max_moves: int = 2000
     notation: Notation | None = None
+    #: Write an SVG picture of each final position (beside the SGF records, or the record).
+    pictures: bool = False
 
     def new_referee(self) -> Game[Any]:
         return new_game(self.game, **self.options)
@@ -664,6 +666,8 @@ class Match:
                             recorded += 1
                         if self.config.sgf_dir is not None and self.config.game in SGF_GAMES:
                             self.write_sgf(record)
+                        if self.config.pictures:
+                            self.write_picture(record)
                     except Exception as error:  # noqa: BLE001 - the match stops, cleanly
                         with lock:
                             if self.failure is None:
@@ -690,6 +694,20 @@ class Match:
             raise MatchStopped(f"the match stopped: {self.failure} ({recorded} games "
                                f"recorded in {self.record_path})")
         return records
+
+    def write_picture(self, record: dict[str, Any]) -> None:
+        """``GAME-NNNNN.svg``: the final position of the game, in the SGF directory if there
+        is one, else beside the record file."""
+        from adapters.render import render_svg
+
+        referee = self.config.new_referee()
+        for token in record["opening"] + record["moves"]:
+            referee.play(referee.parse_move(token, record["notation"]))
+        folder = self.config.sgf_dir or self.record_path.parent
+        folder.mkdir(exist_ok=True)
+        path = folder / f"{self.config.game}-{record['index']:05d}.svg"
+        path.write_text(render_svg(referee, notation=record["notation"]) + "\n",
+                        encoding="utf-8")
 
     def write_sgf(self, record: dict[str, Any]) -> None:
         assert self.config.sgf_dir is not None

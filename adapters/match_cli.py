@@ -42,6 +42,7 @@ def build_config(
     sgf_dir: Path | None,
     max_moves: int,
     notation: str | None,
+    pictures: bool = False,
 ) -> MatchConfig:
     """Raises ValueError with a message naming the bad argument, or typer.BadParameter for
     a number out of its range."""
@@ -77,6 +78,7 @@ def build_config(
         sgf_dir=sgf_dir,
         max_moves=max_moves,
         notation=check_notation(notation) if notation else None,
+        pictures=pictures,
     )
 
 

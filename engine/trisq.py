@@ -142,6 +142,15 @@ class Trisq(Game[TrisqMove]):
             return Outcome(BLACK, "Red joins the bottom and top edges")
         return Outcome(WHITE, "Blue joins the left and right edges")
 
+    def slot_colours(self) -> tuple[int, ...]:
+        """The content of every slot (see :mod:`engine.trisq_geometry` for the numbering):
+        -1 empty, else the player whose piece is there."""
+        return tuple(self._col)
+
+    def orientations(self) -> tuple[int, ...]:
+        """The orientation of every square (index r*n + f): -1 none yet, 0 h, 1 v."""
+        return tuple(self._orient)
+
     def copy(self) -> Trisq:
         other = Trisq.__new__(Trisq)
         other.options = dict(self.options)
@@ -352,6 +361,21 @@ class Trisq(Game[TrisqMove]):
             if text:
                 groups.append(text)
         return " ".join(groups)
+
+    def playable_slots(self) -> set[int]:
+        """The slots some legal turn uses: the union of the slots of :meth:`legal_moves`,
+        found without listing the pairs of two placements that are legal on their own."""
+        if self._winner is not None:
+            return set()
+        mover = self._to_move
+        bad = self._defects(mover)
+        slots = {s for s, ok in enumerate(self._open) if ok and s not in bad}
+        if self._history:
+            for p in sorted(bad):
+                for q in self._fixers(p, bad[p]):
+                    if (p not in slots or q not in slots) and self._pair_ok(p, q, mover, bad):
+                        slots.update((p, q))
+        return slots
 
     def perft(self, depth: int) -> int:
         if depth == 0 or self._winner is not None:
