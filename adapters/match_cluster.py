@@ -139,6 +139,9 @@ class ClusterRun:
         self.excluded: dict[str, str] = {}
         self.losses: dict[int, int] = {}
         self.timings: list[Timing] = []
+        #: perf_counter() at the first submission and at the last result.
+        self.first_submitted = 0.0
+        self.last_result = 0.0
         self._refreshed = 0.0
         self._remote: Any = None
         self._config_ref: Any = None
@@ -191,6 +194,7 @@ class ClusterRun:
                     scheduling_strategy=self._strategy(node_id=node, soft=False),
                 ).remote(spec, self._config_ref)
                 self.running[ref] = _Running(spec, node, time.perf_counter())
+                self.first_submitted = self.first_submitted or self.running[ref].submitted
 
     def collect(self, ref: Any) -> None:
         ray = self.ray
@@ -214,7 +218,8 @@ class ClusterRun:
             self.pending.appendleft(spec)
             self.refresh_nodes(force=True)
             return
-        elapsed = time.perf_counter() - run.submitted
+        self.last_result = time.perf_counter()
+        elapsed = self.last_result - run.submitted
         self.timings.append(Timing(spec.index, run.node, elapsed, on_node))
         if kind == "unavailable":
             if run.node not in self.excluded:
