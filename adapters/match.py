@@ -669,7 +669,7 @@ class Match:
         if self.config.cluster is not None:
             from adapters.match_cluster import run_on_cluster
 
-            self.cluster_run = run_on_cluster(self, todo)
+            run_on_cluster(self, todo)
         else:
             self._run_threads(todo)
         if self.failure is not None:

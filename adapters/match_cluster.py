@@ -271,18 +271,17 @@ def connect(ray: ModuleType, address: str) -> None:
         raise MatchSetupError(f"--cluster {address}: cannot connect: {error}") from None
 
 
-def run_on_cluster(match: Match, todo: list[GameSpec]) -> ClusterRun:
+def run_on_cluster(match: Match, todo: list[GameSpec]) -> None:
     """Play ``todo`` on the cluster of ``match.config.cluster``, recording through
-    ``match.finish``; returns the run (its timings)."""
+    ``match.finish``; the run (games running, timings) is ``match.cluster_run``."""
     ray = require_ray()
     assert match.config.cluster is not None
     # Ray's driver prints the cluster's own messages (a node that died, a task retried) on
     # stdout, which carries the results table: they go to stderr while the games run.
     with contextlib.redirect_stdout(sys.stderr):
         connect(ray, match.config.cluster)
-        run = ClusterRun(match, ray)
+        run = match.cluster_run = ClusterRun(match, ray)
         try:
             run.run(todo)
         finally:
             ray.shutdown()
-    return run

@@ -233,15 +233,26 @@ def test_a_node_killed_mid_match_loses_no_game_and_records_none_twice(
     match = Match(config(record, engines, games_per_pairing=8, cluster=cluster.address),
                   on_notice=notices.append)
 
-    def kill_when_two_games_are_recorded() -> None:
+    def kill_during_a_game_on_the_worker() -> None:
+        """Once the worker node has played a game (its Ray worker process is up), kill it
+        while it plays another (sent to it a quarter of a second before)."""
+        import ray
+
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
-            if record.exists() and len(record.read_bytes().splitlines()) >= 2:
-                break
-            time.sleep(0.05)
+            run = match.cluster_run
+            if run is not None and run.timings:
+                worker = next(node["NodeID"] for node in ray.nodes()
+                              if "node:__internal_head__" not in node["Resources"])
+                played = any(timing.node == worker for timing in list(run.timings))
+                games = [game for game in list(run.running.values())
+                         if game.node == worker and time.perf_counter() - game.submitted > 0.25]
+                if played and games:
+                    break
+            time.sleep(0.02)
         cluster.worker.kill()
 
-    killer = threading.Thread(target=kill_when_two_games_are_recorded)
+    killer = threading.Thread(target=kill_during_a_game_on_the_worker)
     killer.start()
     try:
         records = match.run()
