@@ -49,6 +49,10 @@ MAX_LOSSES = 3
 #: Seconds between two looks at the cluster's nodes while games run.
 NODE_REFRESH = 1.0
 
+#: Seconds a node gets no game after one was lost with it (Ray may still list a dead node as
+#: alive for a while; a node that only lost a worker process gets games again after that).
+SUSPECT = 10.0
+
 
 def require_ray() -> ModuleType:
     """The ``ray`` module; a :class:`MatchSetupError` naming the extra to install if it is
@@ -137,6 +141,8 @@ class ClusterRun:
         self.running: dict[Any, _Running] = {}
         self.capacity: dict[str, int] = {}
         self.excluded: dict[str, str] = {}
+        #: Nodes that lost a game, with the time until which they get none.
+        self.suspect: dict[str, float] = {}
         self.losses: dict[int, int] = {}
         self.timings: list[Timing] = []
         #: perf_counter() at the first submission and at the last result.
@@ -159,8 +165,12 @@ class ClusterRun:
                 self.refresh_nodes()
                 self.submit()
                 if not self.running:
-                    if self.pending and not self.match.stop.is_set():
-                        self.match.fail(self.no_node_text())
+                    if not self.pending or self.match.stop.is_set():
+                        break
+                    if any(node in self.capacity for node in self.suspect):
+                        time.sleep(0.2)  # a node that lost a game may get games again
+                        continue
+                    self.match.fail(self.no_node_text())
                     break
                 ready, _ = ray.wait(list(self.running), num_returns=1, timeout=NODE_REFRESH)
                 for ref in ready:
@@ -182,8 +192,12 @@ class ClusterRun:
 
     def submit(self) -> None:
         busy = collections.Counter(run.node for run in self.running.values())
+        now = time.monotonic()
+        for node, until in list(self.suspect.items()):
+            if until <= now:
+                del self.suspect[node]
         for node, slots in self.capacity.items():
-            if node in self.excluded:
+            if node in self.excluded or node in self.suspect:
                 continue
             for _ in range(slots - busy[node]):
                 if not self.pending or self.match.stop.is_set():
@@ -216,6 +230,7 @@ class ClusterRun:
             self.match.notice(f"game {spec.index} was lost with node {short(run.node)} "
                               f"({what}); it is played again")
             self.pending.appendleft(spec)
+            self.suspect[run.node] = time.monotonic() + SUSPECT
             self.refresh_nodes(force=True)
             return
         self.last_result = time.perf_counter()
