@@ -8,7 +8,9 @@ validates the answer with the rules core (``play_text``) and relays it to the ot
 command loses the game for that engine, is recorded with the reason, and the engine is
 restarted. Every game is appended to the JSON-lines record as it ends
 (:mod:`adapters.match_record`); a killed match resumes from that file. Statistics are in
-:mod:`adapters.match_stats`. The formats and options are documented in docs/tournaments.md.
+:mod:`adapters.match_stats`. The games run ``jobs`` at a time on threads here, or as Ray tasks
+on a cluster (:mod:`adapters.match_cluster`). The formats and options are documented in
+docs/tournaments.md.
 """
 
 from __future__ import annotations
