@@ -8,7 +8,9 @@ validates the answer with the rules core (``play_text``) and relays it to the ot
 command loses the game for that engine, is recorded with the reason, and the engine is
 restarted. Every game is appended to the JSON-lines record as it ends
 (:mod:`adapters.match_record`); a killed match resumes from that file. Statistics are in
-:mod:`adapters.match_stats`. The formats and options are documented in docs/tournaments.md.
+:mod:`adapters.match_stats`. The games run ``jobs`` at a time on threads here, or as Ray tasks
+on a cluster (:mod:`adapters.match_cluster`). The formats and options are documented in
+docs/tournaments.md.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import json
 import queue
 import re
 import shlex
+import sys
 import tempfile
 import threading
 import time
@@ -161,6 +164,9 @@ class MatchConfig:
     notation: Notation | None = None
     #: Write an SVG picture of each final position (beside the SGF records, or the record).
     pictures: bool = False
+    #: A Ray address (``auto``, ``HOST:PORT``, ``ray://HOST:10001``) or ``local``: the games
+    #: are played on that cluster (:mod:`adapters.match_cluster`); None: here, ``jobs`` at once.
+    cluster: str | None = None
 
     def new_referee(self) -> Game[Any]:
         return new_game(self.game, **self.options)
@@ -189,6 +195,9 @@ class MatchConfig:
             raise ValueError(f"{self.game}: the match runner plays two-player games only")
         if self.games_per_pairing < 1:
             raise ValueError("--games must be at least 1")
+        if self.cluster is not None and self.jobs != 1:
+            raise ValueError("--jobs and --cluster: on a cluster each node plays as many games "
+                             "at once as it has CPUs (ray start --num-cpus)")
         if self.sprt is not None and len(self.pairings()) != 1:
             raise ValueError("--sprt needs exactly one pairing (two engines, or a gauntlet "
                              "of two)")
@@ -506,26 +515,38 @@ class Standings:
 
 class Match:
     def __init__(self, config: MatchConfig,
-                 on_game: Callable[[dict[str, Any]], None] | None = None) -> None:
+                 on_game: Callable[[dict[str, Any]], None] | None = None,
+                 on_notice: Callable[[str], None] | None = None) -> None:
         config.validate()
         self.config = config
         self.record_path = config.record_path()
         self.records = RecordFile(self.record_path)
         self.on_game = on_game
+        self.on_notice = on_notice
         self.stop = threading.Event()
         self.decision: str | None = None
         #: Why the match stopped before its end (a file that could not be written).
         self.failure: str | None = None
         self._prepared: tuple[list[GameSpec], list[dict[str, Any]]] | None = None
+        self._lock = threading.Lock()
+        self._records: list[dict[str, Any]] = []
+        self._indexes: set[int] = set()
+        self._appended = 0
+        self._total = 0
+        self._progress: Callable[[int, int], None] | None = None
+        #: The last run on a cluster (:class:`adapters.match_cluster.ClusterRun`: timings).
+        self.cluster_run: Any = None
 
     def prepare(self) -> tuple[list[GameSpec], list[dict[str, Any]]]:
         """Read the record (:meth:`resume`) and, if games remain, check the outputs and
-        start every engine once; raises :class:`MatchSetupError`. Done once."""
+        start every engine once (on a cluster, each node checks the engines when it gets its
+        first game); raises :class:`MatchSetupError`. Done once."""
         if self._prepared is None:
             todo, records = self.resume()
             if todo:
                 self.check_outputs()
-                self.check_engines()
+                if self.config.cluster is None:
+                    self.check_engines()
             self._prepared = todo, records
         return self._prepared
 
@@ -637,21 +658,36 @@ class Match:
             self.stop.set()
 
     def run(self, progress: Callable[[int, int], None] | None = None) -> list[dict[str, Any]]:
-        """Play every game not yet recorded; return all the records."""
+        """Play every game not yet recorded (on this machine's threads, or on the Ray cluster
+        of ``config.cluster``); return all the records."""
         todo, records = self.prepare()
         self._prepared = None
-        total = len(todo) + len(records)
-        lock = threading.Lock()
-        recorded = len(records)
+        self._records = records
+        self._indexes = {record["index"] for record in records}
+        self._appended = len(records)
+        self._total = len(todo) + len(records)
+        self._progress = progress
         self.check_sprt(records)
         if progress is not None:
-            progress(len(records), total)
+            progress(len(records), self._total)
+        if self.config.cluster is not None:
+            from adapters.match_cluster import run_on_cluster
+
+            run_on_cluster(self, todo)
+        else:
+            self._run_threads(todo)
+        if self.failure is not None:
+            raise MatchStopped(f"the match stopped: {self.failure} ({self._appended} games "
+                               f"recorded in {self.record_path})")
+        return records
+
+    def _run_threads(self, todo: list[GameSpec]) -> None:
+        """``config.jobs`` threads, each with its own engine processes."""
         jobs: queue.Queue[GameSpec] = queue.Queue()
         for spec in todo:
             jobs.put(spec)
 
         def worker() -> None:
-            nonlocal recorded
             pool = EnginePool(self.config)
             try:
                 while not self.stop.is_set():
@@ -661,26 +697,11 @@ class Match:
                         return
                     try:
                         record = play_game(spec, self.config, pool)
-                        self.records.append(record)
-                        with lock:
-                            recorded += 1
-                        if self.config.sgf_dir is not None and self.config.game in SGF_GAMES:
-                            self.write_sgf(record)
-                        if self.config.pictures:
-                            self.write_picture(record)
                     except Exception as error:  # noqa: BLE001 - the match stops, cleanly
-                        with lock:
-                            if self.failure is None:
-                                self.failure = _failure_text(error)
-                        self.stop.set()
+                        self.fail(error)
                         return
-                    with lock:
-                        records.append(record)
-                        self.check_sprt(records)
-                        if progress is not None:
-                            progress(len(records), total)
-                    if self.on_game is not None:
-                        self.on_game(record)
+                    if not self.finish(record):
+                        return
             finally:
                 pool.close()
 
@@ -690,10 +711,49 @@ class Match:
             thread.start()
         for thread in threads:
             thread.join()
-        if self.failure is not None:
-            raise MatchStopped(f"the match stopped: {self.failure} ({recorded} games "
-                               f"recorded in {self.record_path})")
-        return records
+
+    def finish(self, record: dict[str, Any]) -> bool:
+        """Record one finished game (JSON line, SGF), then update the SPRT and the progress;
+        a game whose index is already recorded is ignored. Thread-safe. False if the match
+        must stop: a file could not be written (:attr:`failure`)."""
+        with self._lock:
+            if record["index"] in self._indexes:
+                return True
+            self._indexes.add(record["index"])
+        try:
+            self.records.append(record)
+            with self._lock:
+                self._appended += 1
+            if self.config.sgf_dir is not None and self.config.game in SGF_GAMES:
+                self.write_sgf(record)
+            if self.config.pictures:
+                self.write_picture(record)
+        except Exception as error:  # noqa: BLE001 - the match stops, cleanly
+            self.fail(error)
+            return False
+        with self._lock:
+            self._records.append(record)
+            self.check_sprt(self._records)
+            if self._progress is not None:
+                self._progress(len(self._records), self._total)
+        if self.on_game is not None:
+            self.on_game(record)
+        return True
+
+    def fail(self, error: Exception | str) -> None:
+        """Stop the match: no game is started after this; the first failure is kept."""
+        with self._lock:
+            if self.failure is None:
+                self.failure = error if isinstance(error, str) else _failure_text(error)
+        self.stop.set()
+
+    def notice(self, text: str) -> None:
+        """Tell the user something about the match that is not a result (a cluster node
+        lost or left out)."""
+        if self.on_notice is not None:
+            self.on_notice(text)
+        else:
+            print(f"gtpgames: {text}", file=sys.stderr, flush=True)
 
     def write_picture(self, record: dict[str, Any]) -> None:
         """``GAME-NNNNN.svg``: the final position of the game, in the SGF directory if there

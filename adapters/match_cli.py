@@ -43,6 +43,7 @@ def build_config(
     max_moves: int,
     notation: str | None,
     pictures: bool = False,
+    cluster: str | None = None,
 ) -> MatchConfig:
     """Raises ValueError with a message naming the bad argument, or typer.BadParameter for
     a number out of its range."""
@@ -63,6 +64,13 @@ def build_config(
     if format not in ("round-robin", "gauntlet"):
         raise ValueError(f"--format: expected round-robin or gauntlet, got {format!r}")
     the_format: Format = "gauntlet" if format == "gauntlet" else "round-robin"
+    if cluster is not None:
+        if not cluster.strip():
+            raise ValueError("--cluster: expected a Ray address (auto, HOST:PORT, "
+                             "ray://HOST:10001) or local")
+        from adapters.match_cluster import require_ray
+
+        require_ray()
     return MatchConfig(
         game=game,
         engines=[EngineSpec.parse(text) for text in engines],
@@ -79,6 +87,7 @@ def build_config(
         max_moves=max_moves,
         notation=check_notation(notation) if notation else None,
         pictures=pictures,
+        cluster=cluster,
     )
 
 
@@ -109,8 +118,9 @@ def results_table(match: Match, records: list[dict[str, Any]]) -> Table:
 
 
 def run(config: MatchConfig, quiet: bool = False) -> int:
-    match = Match(config)
     err = Console(stderr=True)
+    match = Match(config, on_notice=lambda text: err.print(f"gtpgames: {text}",
+                                                           highlight=False, markup=False))
     out = Console()
     match.prepare()  # a record of another match, an output or engine that fails: one line
     if not quiet:

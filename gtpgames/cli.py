@@ -210,6 +210,9 @@ def match(
     sgf_dir: Annotated[Path | None, typer.Option(help="Write SGF records here.")] = None,
     max_moves: Annotated[int, typer.Option(help="Adjudicate a draw after N moves.")] = 2000,
     notation: Annotated[str | None, typer.Option(help="gtp or native.")] = None,
+    cluster: Annotated[str | None, typer.Option(
+        help="Play the games on a Ray cluster: auto, HOST:PORT, ray://HOST:10001 or local "
+             "(needs gtpgames[cluster]).")] = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
     pictures: Annotated[bool, typer.Option(
         help="Write an SVG picture of each final position (beside the SGF).")] = False,
@@ -220,7 +223,7 @@ def match(
     try:
         config = match_cli.build_config(
             game, engine, option or [], games, format, openings, tc, move_timeout, jobs, sprt,
-            record, sgf_dir, max_moves, notation, pictures)
+            record, sgf_dir, max_moves, notation, pictures, cluster)
         code = match_cli.run(config, quiet)
     except (ValueError, OSError) as error:
         _fail(str(error))

@@ -397,3 +397,15 @@ def test_the_record_keeps_canonical_tokens(tmp_path: Path) -> None:
         assert tokens[0] == "c3"
         assert all(token == token.lower() for token in tokens), tokens
         replay(record)
+
+
+def test_a_game_is_recorded_once_whatever_brings_it_twice(tmp_path: Path) -> None:
+    # a cluster can deliver a game again (played twice after a node was lost): the record
+    # keeps the first; the SPRT and the progress count it once
+    cfg = config(tmp_path, [tiny("a"), tiny("b")], games_per_pairing=2)
+    match = Match(cfg)
+    records = match.run()
+    assert match.finish(dict(records[0], moves=["x"]))  # ignored, the match goes on
+    written = RecordFile(cfg.record).read()
+    assert sorted(r["index"] for r in written) == [0, 1]
+    assert written == records

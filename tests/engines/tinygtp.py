@@ -4,7 +4,9 @@ game (through the rules core) and misbehaves on purpose when a script asks it to
 It knows only the standard commands (not gtpgames-game), so the runner must configure it
 with boardsize. Options: --game NAME, --size N, --seed S, --log FILE (every command line
 received is appended there), --delay SECONDS (before each genmove answer), --upper (moves
-answered in upper case), --twice COMMAND (answers that command twice, in one write).
+answered in upper case), --twice COMMAND (answers that command twice, in one write),
+--reseed (the RNG restarts from --seed at every clear_board: each game then depends only on
+its colours and opening, not on the games this process played before).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ def main(hook: Hook | None = None) -> None:
     parser.add_argument("--delay", type=float, default=0.0)
     parser.add_argument("--upper", action="store_true")
     parser.add_argument("--twice", default=None)
+    parser.add_argument("--reseed", action="store_true")
     args = parser.parse_args()
     options: dict[str, object] = {} if args.size is None else {"size": args.size}
     game = new_game(args.game, **options)
@@ -74,6 +77,8 @@ def main(hook: Hook | None = None) -> None:
         elif name == "clear_board":
             game = game.new_game()
             count = 0
+            if args.reseed:
+                rng = random.Random(args.seed)
             reply("")
         elif name in ("komi", "time_settings", "time_left"):
             reply("")
