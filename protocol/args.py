@@ -27,8 +27,8 @@ MAX_PLAYOUTS = 10_000_000
 MAX_INTERVAL = 60_000
 #: ``komi``: -MAX_KOMI .. MAX_KOMI.
 MAX_KOMI = 1_000
-#: An integer without a range of its own (board sizes, seeds) fits in 64 bits.
-INT64 = 2**63
+#: An integer without a range of its own (board sizes, seeds): 0 .. MAX_INTEGER.
+MAX_INTEGER = 2**63 - 1
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
@@ -58,10 +58,10 @@ def _out_of_range(what: str, text: str, low: float | None, high: float | None) -
 
 
 def integer(text: str, what: str, low: int | None = None, high: int | None = None) -> int:
-    """An integer of ASCII digits in ``low..high`` (a signed 64-bit integer when no bound is
-    given)."""
+    """An integer of ASCII digits in ``low..high`` (0 .. :data:`MAX_INTEGER` when no bound
+    is given)."""
     if low is None and high is None:
-        low, high = -INT64, INT64 - 1
+        low, high = 0, MAX_INTEGER
     if not _INTEGER.fullmatch(text):
         raise GtpError(f"syntax error: {what} must be an integer, got {text!r}")
     if len(text.lstrip("+-").lstrip("0")) <= _MAX_DIGITS:
