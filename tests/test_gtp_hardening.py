@@ -218,7 +218,7 @@ def test_errors_echo_a_short_prefix_of_huge_input() -> None:
     assert fail(gtp, f"boardsize {'9' * 100_000}") == (
         f"syntax error: board size {'9' * 40}... is out of range 0..9223372036854775807"
     )
-    assert session.game.history == []
+    assert not session.game.history
 
 
 # ---------------------------------------------------------------- the command line
