@@ -57,7 +57,7 @@ from adapters.gogui_games import (
     parse_click,
 )
 from engine.core import Game, GameError
-from engine.mcts import MctsPlayer
+from engine.mcts import LEVELS, MctsPlayer
 from engine.notation import check_notation
 from engine.players import Limit
 from engine.search import SearchResult
@@ -553,10 +553,10 @@ class GoGuiCommands:
             raise GtpError("syntax error: gtpgames-param [KEY [VALUE]]")
         key, value = args[0].lower(), (args[1] if len(args) == 2 else "")
         if key == "time":
-            seconds = None if not value else arg.number(value, "time", 0)
+            seconds = None if not value else arg.move_seconds(value, "time")
             self.session.limit = dataclasses.replace(limit, time=seconds)
         elif key == "playouts":
-            count = None if not value else arg.integer(value, "playouts", 1)
+            count = None if not value else arg.integer(value, "playouts", 1, arg.MAX_PLAYOUTS)
             self.session.limit = dataclasses.replace(limit, playouts=count)
         elif key == "seed":
             self.seed = None if not value else arg.integer(value, "seed")
@@ -567,7 +567,8 @@ class GoGuiCommands:
             except ValueError as error:
                 raise GtpError(f"syntax error: {error}") from None
         elif key == "level" and hasattr(self.session.player, "level"):
-            self.session.player.level = None if not value else arg.integer(value, "level")
+            self.session.player.level = (
+                None if not value else arg.integer(value, "level", 1, max(LEVELS)))
         else:
             raise GtpError(f"unknown parameter {args[0]!r}")
         return ""

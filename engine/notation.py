@@ -24,7 +24,7 @@ _POINT = re.compile(r"([a-z])([0-9]{1,2})")
 
 def natural_key(token: str) -> tuple[Any, ...]:
     """Sort key that orders ``a2`` before ``a10``: runs of digits compare as numbers."""
-    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", token))
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"([0-9]+)", token))
 
 
 def check_notation(text: str) -> Notation:

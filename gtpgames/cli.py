@@ -4,15 +4,54 @@ builds the session and runs it. Nothing but protocol responses goes to stdout in
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from typer.core import TyperGroup
+
+from protocol.args import MAX_MOVE_SECONDS, MAX_PLAYOUTS
 
 if TYPE_CHECKING:
     from engine.players import Player
 
+
+class OneLineErrors(TyperGroup):
+    """The command group, with every command-line error reported on one line of stderr,
+    ``gtpgames: message``, and exit status 2 (in place of typer's boxed error)."""
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **extra: Any,
+    ) -> Any:
+        try:
+            result = super().main(args, prog_name, complete_var, False, windows_expand_args,
+                                  **extra)
+        except typer.TyperException as error:
+            if not standalone_mode:
+                raise
+            if type(error).__name__ != "NoArgsIsHelpError":  # the help is shown already
+                message = " ".join(error.format_message().split())
+                typer.echo(f"gtpgames: {message}", err=True)
+            sys.exit(2)
+        except typer.Abort:
+            if not standalone_mode:
+                raise
+            typer.echo("gtpgames: aborted", err=True)
+            sys.exit(1)
+        if standalone_mode:
+            sys.exit(result if isinstance(result, int) else 0)
+        return result
+
+
 app = typer.Typer(
+    cls=OneLineErrors,
     help="Exact rules engines for Brique, Trisq, Flicker, Brax and Bricka, spoken over GTP.",
     no_args_is_help=True,
     add_completion=False,
@@ -105,10 +144,14 @@ def gtp(
         typer.Option(help="Coordinates in and out: gtp (letters skip i) or native."),
     ] = None,
     time: Annotated[
-        float | None, typer.Option("--time", help="Seconds per genmove.")
+        float | None,
+        typer.Option("--time", help=f"Seconds per genmove: more than 0, at most "
+                     f"{MAX_MOVE_SECONDS}."),
     ] = None,
     playouts: Annotated[
-        int | None, typer.Option(help="Playouts per genmove (search players).")
+        int | None,
+        typer.Option(min=1, max=MAX_PLAYOUTS,
+                     help=f"Playouts per genmove (search players), 1..{MAX_PLAYOUTS}."),
     ] = None,
     swap_as_pass: Annotated[
         bool, typer.Option(help="Write the pie swap as pass on White's first turn (twogtp).")
@@ -125,7 +168,11 @@ def gtp(
     from protocol.server import build_engine
 
     options = _option_pairs(option)
+    if time is not None and not 0 < time <= MAX_MOVE_SECONDS:  # nan fails too
+        _fail(f"--time must be more than 0 and at most {MAX_MOVE_SECONDS} seconds, got {time}")
     if size is not None:
+        if "size" in options and str(options["size"]) != str(size):
+            _fail(f"--size {size} contradicts --option size={options['size']}")
         options["size"] = size
     try:
         the_game = new_game(game, **options)

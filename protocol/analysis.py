@@ -87,7 +87,7 @@ class Analysis:
 
     @staticmethod
     def interval(token: str) -> float:
-        return arg.integer(token, "interval", 1) / 100.0
+        return arg.integer(token, "interval", 1, arg.MAX_INTERVAL) / 100.0
 
     def analyze(self, args: tuple[str, ...]) -> str:
         usage = "gtpgames-analyze [INTERVAL] [playouts N]"
@@ -100,7 +100,7 @@ class Analysis:
         if rest:
             if len(rest) != 2 or rest[0].lower() != "playouts":
                 raise GtpError(f"syntax error: expected playouts N ({usage})")
-            playouts = arg.integer(rest[1], "playouts", 1)
+            playouts = arg.integer(rest[1], "playouts", 1, arg.MAX_PLAYOUTS)
         game = self.session.game.copy()
         if game.is_over():
             raise GtpError("cannot analyze: the game is over")

@@ -11,13 +11,21 @@ from __future__ import annotations
 import io
 import os
 import queue
+import select
 import sys
 import threading
 import traceback
 from collections.abc import Callable, Iterator, Mapping
 from typing import IO
 
-from protocol.gtp import Command, GtpError, format_response, parse_command, preprocess
+from protocol.gtp import (
+    Command,
+    GtpError,
+    clip_message,
+    format_response,
+    parse_command,
+    preprocess,
+)
 
 Handler = Callable[[tuple[str, ...]], str]
 
@@ -30,13 +38,19 @@ class GtpEngine:
         self.version = version
         self.log = log if log is not None else sys.stderr
         self.quit_requested = False
-        #: Set when an ``# interrupt`` line arrives (GoGui's interrupt) while a command runs;
-        #: cleared when the command has answered.
+        #: Set when an ``# interrupt`` line arrives (GoGui's interrupt) while a command runs
+        #: or waits to run; cleared when the command has answered. An interrupt that arrives
+        #: while the engine is idle is ignored: there is nothing to stop.
         self.interrupt = threading.Event()
         #: Command lines read but not started yet, and whether the input has ended: what
         #: "until the next command arrives" (analysis) watches.
         self._waiting = 0
         self._ended = False
+        #: Whether a command read by :meth:`serve` is running now.
+        self._running = False
+        #: Set when the controller has gone: the input has ended and nobody reads the output
+        #: any more (a closed pipe). Long work stops, and serving ends.
+        self.gone = threading.Event()
         self._count_lock = threading.Lock()
         self._lines: queue.Queue[bytes | None] = queue.Queue()
         #: Streaming (see :meth:`stream`): where parts go while serving, the running
@@ -71,11 +85,11 @@ class GtpEngine:
         handler = self.handlers.get(command.name)
         if handler is None:
             name = command.name or "(none)"
-            return False, f"unknown command: {name}"
+            return False, clip_message(f"unknown command: {name}")
         try:
             return True, handler(command.args)
         except GtpError as error:
-            return False, str(error) or "failed"
+            return False, clip_message(str(error) or "failed")
         except Exception:
             print(f"internal error in {command.name}:", file=self.log)
             traceback.print_exc(file=self.log)
@@ -86,11 +100,18 @@ class GtpEngine:
         """The framed response to one input line, or ``None`` if the line is ignored.
 
         If the command streamed part of its response (:meth:`stream`) while serving, only
-        the rest is returned (the streamed part is already written)."""
+        the rest is returned (the streamed part is already written). Whatever the line, it
+        gets exactly one response (or none when it is empty or a comment)."""
         text = preprocess(line)
         if text is None:
             return None
-        command = parse_command(text)
+        try:
+            command = parse_command(text)
+        except Exception:
+            print("internal error while parsing a command line:", file=self.log)
+            traceback.print_exc(file=self.log)
+            self.log.flush()
+            return format_response(None, False, "internal error")
         self._stream_head = "=" + (command.id or "")
         self._streaming = False
         self._streamed = []
@@ -121,19 +142,22 @@ class GtpEngine:
             self._streamed.append(chunk)
 
     def should_stop(self) -> bool:
-        """Whether a running search should stop now: GoGui sent ``# interrupt``. Commands
-        already waiting do not stop it (a controller may pipeline its commands)."""
-        return self.interrupt.is_set()
+        """Whether a running search should stop now: GoGui sent ``# interrupt``, or the
+        controller has gone (:attr:`gone`). Commands already waiting do not stop it (a
+        controller may pipeline its commands)."""
+        return self.interrupt.is_set() or self.gone.is_set()
 
     def input_waiting(self) -> bool:
         """Whether the next command has arrived (or the input has ended, or GoGui
         interrupted): what a command that runs "until the next command" watches."""
-        return self._waiting > 0 or self._ended or self.interrupt.is_set()
+        return self._waiting > 0 or self._ended or self.should_stop()
 
-    def _read(self, stdin: IO[bytes]) -> None:
+    def _read(self, stdin: IO[bytes], stdout: IO[bytes]) -> None:
         for raw in input_lines(stdin):
             if raw.strip() == b"# interrupt":
-                self.interrupt.set()
+                with self._count_lock:
+                    if self._running or self._waiting:
+                        self.interrupt.set()
                 continue
             is_command = preprocess(raw.decode("utf-8", errors="replace")) is not None
             with self._count_lock:
@@ -141,6 +165,8 @@ class GtpEngine:
             self._lines.put(raw)
         self._ended = True
         self._lines.put(None)
+        if output_closed(stdout):
+            self.gone.set()
 
     def serve(self, stdin: IO[bytes], stdout: IO[bytes]) -> None:
         """Read commands until ``quit`` or end of input, writing only framed responses to
@@ -149,27 +175,47 @@ class GtpEngine:
         A reader thread takes the lines off ``stdin`` as they arrive, so that a running
         command can see that it is interrupted (:meth:`should_stop`) or that the next
         command is waiting (:meth:`input_waiting`)."""
-        reader = threading.Thread(target=self._read, args=(stdin,), daemon=True)
+        reader = threading.Thread(target=self._read, args=(stdin, stdout), daemon=True)
         reader.start()
 
         def sink(chunk: str) -> None:
-            stdout.write(chunk.encode("utf-8", errors="replace"))
-            stdout.flush()
+            try:
+                stdout.write(chunk.encode("utf-8", errors="replace"))
+                stdout.flush()
+            except (BrokenPipeError, ValueError):  # nobody reads the answers any more
+                self.gone.set()
 
         self._sink = sink
-        while (raw := self._lines.get()) is not None:
+        while (raw := self._lines.get()) is not None and not self.gone.is_set():
             line = raw.decode("utf-8", errors="replace").rstrip("\n")
-            if preprocess(line) is not None:
-                with self._count_lock:
-                    self._waiting -= 1
+            is_command = preprocess(line) is not None
+            with self._count_lock:
+                self._waiting -= is_command
+                self._running = is_command
             response = self.handle_line(line)
-            self.interrupt.clear()
+            with self._count_lock:
+                self.interrupt.clear()
+                self._running = False
             if response is None:
                 continue
-            stdout.write(response.encode("utf-8", errors="replace"))
-            stdout.flush()
-            if self.quit_requested:
+            sink(response)
+            if self.quit_requested or self.gone.is_set():
                 break
+
+def output_closed(stdout: IO[bytes]) -> bool:
+    """Wait until nobody can read ``stdout`` any more (a pipe whose reading end is closed,
+    a socket hung up) and answer True; False at once when that cannot be known (a file, a
+    terminal, an in-memory stream, a system without poll). Blocks its thread."""
+    try:
+        fd = stdout.fileno()
+        poller = select.poll()
+    except (OSError, AttributeError, ValueError, io.UnsupportedOperation):
+        return False
+    poller.register(fd, select.POLLERR | select.POLLHUP)
+    while not poller.poll():
+        pass
+    return True
+
 
 def input_lines(stdin: IO[bytes]) -> Iterator[bytes]:
     """The lines of ``stdin`` as they arrive. A real file descriptor is read with

@@ -28,6 +28,27 @@ from protocol.engine import Handler
 from protocol.gtp import GtpError
 
 
+class Stopped(Exception):
+    """A count was stopped before its end (GoGui's interrupt, or the controller went away)."""
+
+
+def perft(game: Game[Any], depth: int, stop: Callable[[], bool]) -> int:
+    """``game.perft(depth)``, checking ``stop`` at every node two or more plies from the
+    leaves (raising :class:`Stopped`); ``game`` is played on and restored."""
+    if depth <= 1 or game.is_over():
+        return game.perft(depth)
+    if stop():
+        raise Stopped
+    total = 0
+    for move in game.legal_moves():
+        game.play(move)
+        try:
+            total += perft(game, depth - 1, stop)
+        finally:
+            game.undo()
+    return total
+
+
 def parse_option_pairs(items: tuple[str, ...]) -> dict[str, str]:
     options: dict[str, str] = {}
     for item in items:
@@ -171,7 +192,7 @@ class GameSession:
 
     def set_komi(self, args: tuple[str, ...]) -> str:
         arg.count(args, 1, usage="komi VALUE")
-        self.komi = arg.number(args[0], "komi")
+        self.komi = arg.number(args[0], "komi", -arg.MAX_KOMI, arg.MAX_KOMI)
         return ""
 
     def play(self, args: tuple[str, ...]) -> str:
@@ -249,9 +270,9 @@ class GameSession:
 
     def time_settings(self, args: tuple[str, ...]) -> str:
         arg.count(args, 3, usage="time_settings MAIN BYO_YOMI_TIME BYO_YOMI_STONES")
-        main = arg.integer(args[0], "main time", 0)
-        period = arg.integer(args[1], "byo-yomi time", 0)
-        stones = arg.integer(args[2], "byo-yomi stones", 0)
+        main = arg.integer(args[0], "main time", 0, arg.MAX_SECONDS)
+        period = arg.integer(args[1], "byo-yomi time", 0, arg.MAX_SECONDS)
+        stones = arg.integer(args[2], "byo-yomi stones", 0, arg.MAX_STONES)
         if period > 0 and stones == 0:
             control = TimeControl("none")
         elif period == 0 and stones == 0:
@@ -271,14 +292,18 @@ class GameSession:
             control = TimeControl("none")
         elif kind == "absolute":
             arg.count(args, 2, usage="kgs-time_settings absolute MAIN")
-            control = TimeControl("absolute", arg.integer(args[1], "main time", 0))
+            control = TimeControl(
+                "absolute", arg.integer(args[1], "main time", 0, arg.MAX_SECONDS)
+            )
         elif kind in ("byoyomi", "canadian"):
             arg.count(args, 4, usage=f"kgs-time_settings {kind} MAIN PERIOD_TIME COUNT")
             control = TimeControl(
                 "byoyomi" if kind == "byoyomi" else "canadian",
-                arg.integer(args[1], "main time", 0),
-                arg.integer(args[2], "period time", 0),
-                arg.integer(args[3], "periods" if kind == "byoyomi" else "stones", 0),
+                arg.integer(args[1], "main time", 0, arg.MAX_SECONDS),
+                arg.integer(args[2], "period time", 0, arg.MAX_SECONDS),
+                arg.integer(
+                    args[3], "periods" if kind == "byoyomi" else "stones", 0, arg.MAX_STONES
+                ),
             )
         else:
             raise GtpError(f"syntax error: unknown time system {args[0]!r}")
@@ -289,8 +314,8 @@ class GameSession:
     def time_left(self, args: tuple[str, ...]) -> str:
         arg.count(args, 3, usage="time_left COLOR TIME STONES")
         player = self.color(args[0])
-        seconds = arg.number(args[1], "time", 0)
-        stones = arg.integer(args[2], "stones", 0)
+        seconds = arg.number(args[1], "time", 0, arg.MAX_SECONDS)
+        stones = arg.integer(args[2], "stones", 0, arg.MAX_STONES)
         self.clocks[player] = PlayerClock(seconds, stones)
         return ""
 
@@ -344,7 +369,10 @@ class GameSession:
     def perft(self, args: tuple[str, ...]) -> str:
         arg.count(args, 1, usage="gtpgames-perft DEPTH")
         depth = arg.integer(args[0], "depth", 0, 64)
-        return str(self.game.copy().perft(depth))
+        try:
+            return str(perft(self.game.copy(), depth, self.should_stop))
+        except Stopped:
+            raise GtpError(f"interrupted: perft {depth} stopped before its end") from None
 
     def result_text(self) -> str:
         outcome = self.game.outcome()
