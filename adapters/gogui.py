@@ -56,11 +56,11 @@ from adapters.gogui_games import (
     is_click_token,
     parse_click,
 )
-from engine.core import Game, GameError
-from engine.mcts import LEVELS, MctsPlayer
-from engine.notation import check_notation
-from engine.players import Limit
-from engine.search import SearchResult
+from engine.games.core import Game, GameError
+from engine.games.notation import check_notation
+from engine.search.base import SearchResult
+from engine.search.mcts import LEVELS, MctsPlayer
+from engine.search.players import Limit
 from protocol import args as arg
 from protocol.engine import GtpEngine, Handler
 from protocol.gtp import GtpError

@@ -22,18 +22,18 @@ import abc
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from engine.brax import Brax, BraxMove
-from engine.brax_board import COLOUR, NEIGHBOURS, N
-from engine.bricka import NEUTRAL, Bricka
-from engine.bricka import PASS as BRICKA_PASS
-from engine.bricka_board import INDEX, POINTS
-from engine.brique import Brique, BriqueMove
-from engine.core import Game
-from engine.flicker import PASS as FLICKER_PASS
-from engine.flicker import SWAP as FLICKER_SWAP
-from engine.flicker import Flicker, FlickerMove
-from engine.trisq import Trisq
-from engine.trisq_geometry import slot_index, slot_parts
+from engine.games.brax import Brax, BraxMove
+from engine.games.brax_board import COLOUR, NEIGHBOURS, N
+from engine.games.bricka import NEUTRAL, Bricka
+from engine.games.bricka import PASS as BRICKA_PASS
+from engine.games.bricka_board import INDEX, POINTS
+from engine.games.brique import Brique, BriqueMove
+from engine.games.core import Game
+from engine.games.flicker import PASS as FLICKER_PASS
+from engine.games.flicker import SWAP as FLICKER_SWAP
+from engine.games.flicker import Flicker, FlickerMove
+from engine.games.trisq import Trisq
+from engine.games.trisq_geometry import slot_index, slot_parts
 
 Click = tuple[int, int] | None
 Pending = tuple[Click, ...]

@@ -33,9 +33,9 @@ from typing import Any, Literal
 from adapters.match_engine import EngineFailure, EngineSpec, GtpProcess
 from adapters.match_record import SGF_GAMES, RecordFile, sgf_bytes
 from adapters.match_stats import EloEstimate, Sprt, elo_estimate
-from engine.core import Game, GameError
-from engine.notation import Notation
-from engine.registry import new_game
+from engine.games.core import Game, GameError
+from engine.games.notation import Notation
+from engine.games.registry import new_game
 
 Format = Literal["round-robin", "gauntlet"]
 
@@ -670,16 +670,21 @@ class Match:
         self.check_sprt(records)
         if progress is not None:
             progress(len(records), self._total)
-        if self.config.cluster is not None:
-            from adapters.match_cluster import run_on_cluster
-
-            run_on_cluster(self, todo)
-        else:
-            self._run_threads(todo)
+        self.play_games(todo)
         if self.failure is not None:
             raise MatchStopped(f"the match stopped: {self.failure} ({self._appended} games "
                                f"recorded in {self.record_path})")
         return records
+
+    def play_games(self, todo: list[GameSpec]) -> None:
+        """Play ``todo``, recording each game through :meth:`finish`: here, on
+        ``config.jobs`` threads. A match on a Ray cluster (``config.cluster``) is a
+        :class:`adapters.match_cluster.ClusterMatch`, which plays them there; :func:`new_match`
+        picks the class."""
+        if self.config.cluster is not None:
+            raise MatchSetupError("a match on a cluster is played by "
+                                  "adapters.match_cluster.ClusterMatch (see new_match)")
+        self._run_threads(todo)
 
     def _run_threads(self, todo: list[GameSpec]) -> None:
         """``config.jobs`` threads, each with its own engine processes."""

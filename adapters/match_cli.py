@@ -22,9 +22,10 @@ from adapters.match import (
     TimeControlSpec,
     parse_openings,
 )
+from adapters.match_cluster import new_match
 from adapters.match_engine import EngineSpec
 from adapters.match_stats import parse_sprt
-from engine.notation import check_notation
+from engine.games.notation import check_notation
 
 
 def build_config(
@@ -119,7 +120,7 @@ def results_table(match: Match, records: list[dict[str, Any]]) -> Table:
 
 def run(config: MatchConfig, quiet: bool = False) -> int:
     err = Console(stderr=True)
-    match = Match(config, on_notice=lambda text: err.print(f"gtpgames: {text}",
+    match = new_match(config, on_notice=lambda text: err.print(f"gtpgames: {text}",
                                                            highlight=False, markup=False))
     out = Console()
     match.prepare()  # a record of another match, an output or engine that fails: one line

@@ -33,13 +33,10 @@ import sys
 import time
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from adapters.match import EnginePool, GameSpec, MatchConfig, MatchSetupError, play_game
+from adapters.match import EnginePool, GameSpec, Match, MatchConfig, MatchSetupError, play_game
 from adapters.match_engine import EngineFailure
-
-if TYPE_CHECKING:
-    from adapters.match import Match
 
 INSTALL_HINT = "pip install 'gtpgames[cluster]'"
 
@@ -301,3 +298,19 @@ def run_on_cluster(match: Match, todo: list[GameSpec]) -> None:
             run.run(todo)
         finally:
             ray.shutdown()
+
+
+class ClusterMatch(Match):
+    """A :class:`Match` whose games are played on the Ray cluster of ``config.cluster``
+    (:func:`run_on_cluster`); everything else (schedule, record, SPRT, resume) is the
+    match's own."""
+
+    def play_games(self, todo: list[GameSpec]) -> None:
+        run_on_cluster(self, todo)
+
+
+def new_match(config: MatchConfig, **kwargs: Any) -> Match:
+    """The match of ``config``: a :class:`ClusterMatch` when it names a cluster, else a
+    :class:`Match` played on this machine's threads (keyword arguments go to the class)."""
+    cls = ClusterMatch if config.cluster is not None else Match
+    return cls(config, **kwargs)

@@ -1,6 +1,6 @@
 """gtpgames rules cores: one exact rules implementation per game behind one contract."""
 
-from engine.core import (
+from engine.games.core import (
     BLACK,
     WHITE,
     Game,
@@ -11,7 +11,7 @@ from engine.core import (
     OptionSpec,
     Outcome,
 )
-from engine.registry import GAMES, available_games, game_class, new_game
+from engine.games.registry import GAMES, available_games, game_class, new_game
 
 __all__ = [
     "BLACK",

@@ -14,7 +14,7 @@ from typer.core import TyperGroup
 from protocol.args import MAX_MOVE_SECONDS, MAX_PLAYOUTS
 
 if TYPE_CHECKING:
-    from engine.players import Player
+    from engine.search.players import Player
 
 
 class OneLineErrors(TyperGroup):
@@ -99,8 +99,8 @@ def search_player(
 ) -> Player:
     """The player of ``gtp``: ``name`` (``mcts`` or ``random``), with the search flags
     (ValueError when they are given to a player that does not search)."""
-    from engine.mcts import MctsPlayer
-    from engine.players import make_player
+    from engine.search.mcts import MctsPlayer
+    from engine.search.registry import make_player
 
     player = make_player(name, seed)
     if level is None and threads == 1 and contempt is None:
@@ -161,10 +161,10 @@ def gtp(
     ] = False,
 ) -> None:
     """Run a GTP version 2 engine for GAME on stdin/stdout."""
-    from engine.core import GameError
-    from engine.notation import check_notation
-    from engine.players import Limit
-    from engine.registry import new_game
+    from engine.games.core import GameError
+    from engine.games.notation import check_notation
+    from engine.games.registry import new_game
+    from engine.search.players import Limit
     from protocol.server import build_engine
 
     options = _option_pairs(option)
@@ -207,9 +207,9 @@ def ugi(
     ] = "native",
 ) -> None:
     """Run a UGI engine for GAME on stdin/stdout (for cutegames; docs/ugi.md)."""
-    from engine.core import GameError
-    from engine.notation import check_notation
-    from engine.players import make_player
+    from engine.games.core import GameError
+    from engine.games.notation import check_notation
+    from engine.search.registry import make_player
     from protocol.ugi import UgiEngine, UgiError
 
     options = _option_pairs(option)
@@ -230,7 +230,7 @@ def ugi(
 @app.command()
 def games() -> None:
     """List the games with their options and defaults."""
-    from engine.registry import game_summaries
+    from engine.games.registry import game_summaries
 
     for name, title, options in game_summaries():
         typer.echo(f"{name:8} {title:8} {options}")
@@ -298,9 +298,9 @@ def render(
 ) -> None:
     """Draw a position of GAME with its true board, as SVG (or PNG with -o FILE.png)."""
     from adapters.render import render_png, render_svg
-    from engine.core import GameError
-    from engine.notation import check_notation
-    from engine.registry import game_class, new_game
+    from engine.games.core import GameError
+    from engine.games.notation import check_notation
+    from engine.games.registry import game_class, new_game
 
     options = _option_pairs(option)
     if size is not None:
@@ -339,7 +339,7 @@ def warmup(
     ] = None,
 ) -> None:
     """Compile the numba search kernels ahead of time (into the on-disk cache)."""
-    from engine import kernels
+    from engine.search import kernels
 
     try:
         seconds = kernels.warmup(game)

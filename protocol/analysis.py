@@ -18,11 +18,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from engine.core import Game
-from engine.mcts import MctsPlayer
-from engine.notation import Notation
-from engine.players import Limit
-from engine.search import SearchResult
+from engine.games.core import Game
+from engine.games.notation import Notation
+from engine.search.base import SearchResult
+from engine.search.mcts import MctsPlayer
+from engine.search.players import Limit
 from protocol import args as arg
 from protocol.engine import GtpEngine, Handler
 from protocol.gtp import GtpError

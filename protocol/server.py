@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.core import Game
-from engine.notation import Notation
-from engine.players import Limit, Player
+from engine.games.core import Game
+from engine.games.notation import Notation
+from engine.search.players import Limit, Player
 from protocol.analysis import analysis_handlers
 from protocol.engine import GtpEngine
 from protocol.session import GameSession

@@ -12,17 +12,17 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from engine.clock import (
+from engine.games.core import Game, GameError, Outcome
+from engine.games.notation import Notation, check_notation
+from engine.games.registry import UnknownGameError, game_summaries, new_game
+from engine.search.clock import (
     PlayerClock,
     TimeControl,
     estimate_seconds,
     move_time,
     moves_left,
 )
-from engine.core import Game, GameError, Outcome
-from engine.notation import Notation, check_notation
-from engine.players import Limit, Player
-from engine.registry import UnknownGameError, game_summaries, new_game
+from engine.search.players import Limit, Player
 from protocol import args as arg
 from protocol.engine import Handler
 from protocol.gtp import GtpError

@@ -8,7 +8,7 @@ UGI is UCI generalised to any two-player sequential game, plus ``query``. The co
   sets the mcts player's search threads; options the engine does not know, such as cutegames'
   default hash, are ignored with a note on stderr);
 * ``position startpos [moves ...]`` and ``position fen <position string> [moves ...]`` (the
-  string of :meth:`engine.core.Game.position_string`; docs/ugi.md);
+  string of :meth:`engine.games.core.Game.position_string`; docs/ugi.md);
 * ``go`` with ``p1time p2time p1inc p2inc`` (ms), ``movetime`` (ms), ``nodes`` (playouts),
   ``depth`` (1000 playouts per ply: the players search by playouts, not depth) or
   ``infinite``, answered by ``bestmove <move>``; the search runs on a worker thread and
@@ -36,11 +36,11 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import IO, Any
 
-from engine.clock import moves_left, reserve
-from engine.core import Game, GameError, OptionSpec, parse_options
-from engine.notation import Notation, check_notation
-from engine.players import Limit, Player
-from engine.registry import game_class
+from engine.games.core import Game, GameError, OptionSpec, parse_options
+from engine.games.notation import Notation, check_notation
+from engine.games.registry import game_class
+from engine.search.clock import moves_left, reserve
+from engine.search.players import Limit, Player
 
 AUTHOR = "the gtpgames authors"
 #: Playouts per ply of ``go depth`` (the players search by playouts).
@@ -167,7 +167,7 @@ class UgiEngine:
             self.send(_option_line(spec, self.options[spec.name]))
         self.send(f"option name notation type combo default {self.notation} var native var gtp")
         if self._make_player is not None:
-            from engine.players import PLAYERS
+            from engine.search.registry import PLAYERS
 
             names = " ".join(f"var {name}" for name in PLAYERS)
             self.send(f"option name player type combo default {self.player.name} {names}")
@@ -410,7 +410,7 @@ def _option_line(spec: OptionSpec, value: object) -> str:
 
 
 def _random_player() -> Player:
-    from engine.players import RandomPlayer
+    from engine.search.players import RandomPlayer
 
     return RandomPlayer(random.Random())
 

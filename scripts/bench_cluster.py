@@ -37,6 +37,7 @@ import time
 from pathlib import Path
 
 from adapters.match import Match, MatchConfig
+from adapters.match_cluster import new_match
 from adapters.match_engine import EngineSpec
 
 SCRIPT = Path(sys.executable).with_name("gtpgames")
@@ -91,7 +92,7 @@ def stop_cluster(procs: list[subprocess.Popen[bytes]]) -> None:
 
 def run(config: MatchConfig) -> tuple[Match, float, float]:
     """The match, its wall time and the driver's CPU time."""
-    match = Match(config)
+    match = new_match(config)
     wall, cpu = time.perf_counter(), time.process_time()
     records = match.run()
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu

@@ -20,8 +20,9 @@ import time
 from typing import Any
 
 from adapters.gogui import gogui_handlers
-from engine.players import Limit, make_player
-from engine.registry import new_game
+from engine.games.registry import new_game
+from engine.search.players import Limit
+from engine.search.registry import make_player
 from protocol.engine import GtpEngine
 from protocol.server import build_engine
 

@@ -20,19 +20,19 @@ import sys
 import tempfile
 import time
 
-from engine.registry import new_game
+from engine.games.registry import new_game
 
 CHILD = r"""
 import json, random, resource, sys, time
 start = time.perf_counter()
-from engine import kernels
+from engine.search import kernels
 name, seconds, options = sys.argv[1], float(sys.argv[2]), json.loads(sys.argv[3])
 searcher = kernels.load(name)
 loaded = time.perf_counter() - start
 out = {"load": loaded}
 if seconds > 0:
-    from engine.kernels.mcts import Tree, playouts
-    from engine.registry import new_game
+    from engine.search.kernels.mcts import Tree, playouts
+    from engine.games.registry import new_game
     game = new_game(name, **options)
     tree = Tree(searcher.codec, game, searcher.settings, 1)
     n, t0 = 256, time.perf_counter()
@@ -87,9 +87,9 @@ def play_match(
 ) -> tuple[float, float]:
     """Kernel searches with settings ``first`` against ``second`` at ``playouts`` iterations a
     move, alternating colours; the first's score and its 95% half-interval."""
-    from engine import kernels
-    from engine.kernels.mcts import KernelSearcher, Settings
-    from engine.players import Limit
+    from engine.search import kernels
+    from engine.search.kernels.mcts import KernelSearcher, Settings
+    from engine.search.players import Limit
 
     base = kernels.load(name)
     a = KernelSearcher(base.codec, Settings(**first))  # type: ignore[arg-type]
@@ -122,7 +122,7 @@ FEATURES: dict[str, tuple[dict[str, float], dict[str, float]]] = {
 
 
 def main() -> None:
-    from engine.kernels import KERNELS
+    from engine.search.kernels import KERNELS
 
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("games", nargs="*", default=None,

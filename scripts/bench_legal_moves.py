@@ -17,8 +17,8 @@ import time
 import tracemalloc
 from collections.abc import Callable
 
-from engine.core import Game
-from engine.trisq import Trisq
+from engine.games.core import Game
+from engine.games.trisq import Trisq
 
 
 def position(size: int) -> Trisq:

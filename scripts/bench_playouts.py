@@ -14,8 +14,8 @@ import random
 import time
 from typing import Any
 
-from engine.core import Game, Outcome
-from engine.registry import available_games, new_game
+from engine.games.core import Game, Outcome
+from engine.games.registry import available_games, new_game
 
 
 def generic_playout(game: Game[Any], rng: random.Random) -> Outcome:

@@ -18,8 +18,8 @@ from collections.abc import Callable
 from typing import Any
 
 from adapters.render import render_png, render_svg
-from engine.core import Game
-from engine.registry import new_game
+from engine.games.core import Game
+from engine.games.registry import new_game
 from scripts.render_docs import POSITIONS
 
 

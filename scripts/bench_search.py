@@ -1,5 +1,5 @@
-"""Search speed and memory per game at the default options: the Python MCTS (engine/mcts.py)
-and, side by side in the same run, the compiled kernel when engine.kernels has one.
+"""Search speed and memory per game at the default options: the Python MCTS (engine/search/mcts.py)
+and, side by side in the same run, the compiled kernel when engine.search.kernels has one.
 
 Usage: python -m scripts.bench_search [GAME ...] [--seconds S] [--moves K] [--threads N]
 
@@ -18,16 +18,16 @@ import time
 import tracemalloc
 from typing import Any
 
-from engine.core import Game
-from engine.mcts import Mcts
-from engine.players import Limit
-from engine.registry import available_games, new_game
-from engine.search import Searcher
+from engine.games.core import Game
+from engine.games.registry import available_games, new_game
+from engine.search.base import Searcher
+from engine.search.mcts import Mcts
+from engine.search.players import Limit
 
 
 def kernel_for(game: Game[Any], wait: float) -> Searcher | None:
     """The game's compiled searcher, waiting up to ``wait`` seconds for it to load."""
-    from engine import kernels
+    from engine.search import kernels
 
     deadline = time.monotonic() + wait
     while True:

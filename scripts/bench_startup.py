@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from engine.registry import available_games
+from engine.games.registry import available_games
 
 SCRIPT = Path(sys.executable).with_name("gtpgames")
 COMMAND = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "gtpgames"]

@@ -7,7 +7,7 @@ A player spec is ``random``, ``mcts`` (the player of ``gtpgames gtp``: a compile
 there is one, else the Python MCTS), or ``py`` (always the Python MCTS), with options after
 slashes: ``py/solver=0``, ``py/decisive=1``, ``py/reuse=0``, ``py/exploration=1.2``,
 ``mcts/threads=2`` (the kernel on two threads), fields of the kernel's
-``engine.kernels.mcts.Settings`` such as ``mcts/knowledge=1`` or ``mcts/rave=0``, and
+``engine.search.kernels.mcts.Settings`` such as ``mcts/knowledge=1`` or ``mcts/rave=0``, and
 ``py/policy=1`` (playouts with the game's policy ``Game.playout``, e.g. Brax's captures first,
 instead of uniform ``Game.random_playout``). The
 default matches are mcts vs random, mcts vs py (meaningful once kernels exist) and each
@@ -25,10 +25,10 @@ import time
 from collections import Counter
 from typing import Any
 
-from engine.core import Game
-from engine.mcts import MctsPlayer
-from engine.players import Limit, Player, RandomPlayer
-from engine.registry import available_games, new_game
+from engine.games.core import Game
+from engine.games.registry import available_games, new_game
+from engine.search.mcts import MctsPlayer
+from engine.search.players import Limit, Player, RandomPlayer
 
 DEFAULT_MATCHES = [
     "mcts-random",
@@ -69,7 +69,7 @@ def make(spec: str, seed: int) -> Player:
 
 
 #: A move counts as over time when it takes longer than the limit plus this (the clock's
-#: SAFETY margin in engine/clock.py).
+#: SAFETY margin in engine/search/clock.py).
 GRACE = 0.05
 
 
@@ -165,7 +165,7 @@ def main() -> None:
           f"{args.n} games per match, colours alternating", flush=True)
     specs = args.match or DEFAULT_MATCHES
     if any(part.split("/")[0] == "mcts" for spec in specs for part in spec.split("-")):
-        from engine import kernels
+        from engine.search import kernels
 
         for name in args.games.split(","):
             # load (or compile) the kernels first, so that every game is played with them

@@ -3,7 +3,7 @@ docs/images/GAME-midgame.svg for each game, with the renderer of ``gtpgames rend
 
 Usage: python -m scripts.render_docs [OUT_DIR]   (default: docs/images)
 
-tests/test_render.py runs this into a temporary directory and checks the files equal the
+tests/adapters/test_render.py runs this into a temporary directory and checks the files equal the
 committed ones, so the pictures in the docs always show what the program draws.
 """
 
@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from adapters.render import render_svg
-from engine.registry import new_game
+from engine.games.registry import new_game
 
 ROOT = Path(__file__).resolve().parent.parent
 IMAGES = ROOT / "docs" / "images"

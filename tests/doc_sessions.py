@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.test_e2e import COMMAND
+from tests.protocol.test_e2e import COMMAND
 
 ROOT = Path(__file__).parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]

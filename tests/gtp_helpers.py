@@ -5,8 +5,9 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from engine.players import Limit, make_player
-from engine.registry import new_game
+from engine.games.registry import new_game
+from engine.search.players import Limit
+from engine.search.registry import make_player
 from protocol.engine import GtpEngine
 from protocol.server import build_engine
 from protocol.session import GameSession

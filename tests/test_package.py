@@ -9,7 +9,7 @@ import tomllib
 from pathlib import Path
 
 from tests.gtp_helpers import make_engine, ok
-from tests.test_e2e import COMMAND
+from tests.protocol.test_e2e import COMMAND
 
 ROOT = Path(__file__).parent.parent
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]

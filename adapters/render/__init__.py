@@ -46,9 +46,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from adapters.render.draw import Options, Svg
-from engine.core import Game
-from engine.notation import Notation, check_notation
-from engine.search import MoveStat
+from engine.games.core import Game
+from engine.games.notation import Notation, check_notation
+from engine.search.base import MoveStat
 
 Drawer = Callable[[Any, Options, Svg], tuple[float, float, str]]
 

@@ -1,5 +1,5 @@
 """Brax drawn as it is: the 9 x 9 points joined by the 144 line segments, each in its colour
-(red or blue) as the rules' tables give it (:mod:`engine.brax_board`), the pieces (the team
+(red or blue) as the rules' tables give it (:mod:`engine.games.brax_board`), the pieces (the team
 variants' seats numbered), the last move's path, and a pending Brax obligation: the forced
 pieces ringed and named in the caption."""
 
@@ -19,9 +19,9 @@ from adapters.render.draw import (
     player_word,
     points_attr,
 )
-from engine.brax import Brax, BraxMove
-from engine.brax_board import BLUE, N, horizontal_colour, vertical_colour
-from engine.notation import column_letter, format_point
+from engine.games.brax import Brax, BraxMove
+from engine.games.brax_board import BLUE, N, horizontal_colour, vertical_colour
+from engine.games.notation import column_letter, format_point
 
 S = 46.0
 M = 44.0

@@ -1,5 +1,5 @@
 """Bricka drawn as it is: the 30 pentagonal cells and the 69 intersections of the rules' data
-(:mod:`engine.bricka_board`), the six sides in the colours of their three pairs (light,
+(:mod:`engine.games.bricka_board`), the six sides in the colours of their three pairs (light,
 green, dark: each border line drawn half by half in the side of its nearer end), White,
 Black and neutral pieces, and the blocked points of the turn with the cells that block them
 (K4)."""
@@ -21,8 +21,8 @@ from adapters.render.draw import (
     draw_overlays,
     points_attr,
 )
-from engine.bricka import EMPTY, NEUTRAL, PASS, Bricka
-from engine.bricka_board import (
+from engine.games.bricka import EMPTY, NEUTRAL, PASS, Bricka
+from engine.games.bricka_board import (
     BORDER,
     CELL_NAMES,
     CELL_SHAPES,
@@ -33,7 +33,7 @@ from engine.bricka_board import (
     POINTS,
     SIDE_OF,
 )
-from engine.notation import column_letter, format_point
+from engine.games.notation import column_letter, format_point
 
 S = 34.0
 M = 40.0

@@ -19,9 +19,9 @@ from adapters.render.draw import (
     draw_caption,
     draw_overlays,
 )
-from engine.brique import EMPTY, Brique, BriqueMove
-from engine.grid import coords
-from engine.notation import column_letter, format_point
+from engine.games.brique import EMPTY, Brique, BriqueMove
+from engine.games.grid import coords
+from engine.games.notation import column_letter, format_point
 
 S = 40.0
 M = 48.0

@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
-from engine.core import Game
-from engine.notation import Notation
-from engine.search import MoveStat
+from engine.games.core import Game
+from engine.games.notation import Notation
+from engine.search.base import MoveStat
 
 #: Fill and stroke of the pieces of player 0 (Black, Red in Trisq and Brax) and player 1.
 INK = "#1b1b1b"

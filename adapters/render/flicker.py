@@ -20,8 +20,8 @@ from adapters.render.draw import (
     draw_caption,
     draw_overlays,
 )
-from engine.flicker import PLACE, REMOVE, Flicker, FlickerMove
-from engine.notation import column_letter, format_point
+from engine.games.flicker import PLACE, REMOVE, Flicker, FlickerMove
+from engine.games.notation import column_letter, format_point
 
 S = 36.0
 M = 52.0

@@ -1,5 +1,5 @@
 """Trisq drawn as it is: every square cut into the four trapezium pieces of its orientation,
-the polygons taken from the rules' geometry data (:data:`engine.trisq_geometry.PIECES`),
+the polygons taken from the rules' geometry data (:data:`engine.games.trisq_geometry.PIECES`),
 pieces filled in Red and Blue, empty slots outlined, Red's edges (bottom and top) and Blue's
 (left and right) in their colours. A square with no piece yet offers both orientations (the
 ``v`` slots hidden; see the package docstring)."""
@@ -20,9 +20,9 @@ from adapters.render.draw import (
     draw_overlays,
     points_attr,
 )
-from engine.notation import column_letter, format_point
-from engine.trisq import Trisq
-from engine.trisq_geometry import CORNERS, ORIENTATIONS, PIECES, UNIT, slot_parts
+from engine.games.notation import column_letter, format_point
+from engine.games.trisq import Trisq
+from engine.games.trisq_geometry import CORNERS, ORIENTATIONS, PIECES, UNIT, slot_parts
 
 S = 52.0
 M = 48.0

@@ -17,7 +17,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from engine.registry import new_game
+from engine.games.registry import new_game
 
 #: Called with (n, game) on the engine's n-th genmove of a game (1-based); returns the text of
 #: the response (without '= ') or None to answer normally.

@@ -1,0 +1,233 @@
+"""Compiled (numba) search kernels, one per game, behind the :class:`engine.search.base.Searcher`
+interface (docs/design/kernels.md).
+
+numba is imported only when a kernel is first needed, never at start-up: importing this
+module imports neither numba nor numpy. :func:`searcher_for` is the one entry point the
+players use: it returns a ready searcher for the game, or ``None`` when the game has no kernel
+or its kernel is not loaded yet, in which case the caller searches with the Python MCTS. The
+first request for a game starts loading its kernel on a background thread (from the on-disk
+cache when warm, else compiling it: seconds), so a genmove never waits for numba;
+``gtpgames warmup`` (:func:`warmup`) compiles every kernel ahead of time.
+
+The cache lives in ``$NUMBA_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/gtpgames/numba``
+(``~/.cache/gtpgames/numba``), in a subdirectory named after a hash of the kernels' sources:
+numba notices edits to a cached function's own file but not to the files of the functions it
+calls, so any edit here starts a fresh cache. Child processes (match engines, GoGui's ruler)
+use the same subdirectory as their parent.
+
+Loading a kernel that has to be compiled (an empty or outdated cache: seconds) says so on
+stderr, one line when the compilation starts and one with its seconds when it ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, TextIO
+
+from engine.games.core import Game
+from engine.search.base import Searcher
+from engine.search.kernels.cache import cache_dir as cache_dir
+from engine.search.kernels.cache import configure
+
+if TYPE_CHECKING:
+    from engine.search.kernels.mcts import KernelSearcher
+
+#: Game name -> "module:Codec class" of its array rules.
+KERNELS: dict[str, str] = {
+    "brique": "engine.search.kernels.brique:BriqueCodec",
+    "bricka": "engine.search.kernels.bricka:BrickaCodec",
+    "flicker": "engine.search.kernels.flicker:FlickerCodec",
+    "trisq": "engine.search.kernels.trisq:TrisqCodec",
+    "brax": "engine.search.kernels.brax:BraxCodec",
+}
+
+#: Set to "0" or "off" to disable the kernels (every search then uses the Python MCTS).
+ENV_SWITCH = "GTPGAMES_KERNELS"
+
+_lock = threading.Lock()
+_ready: dict[str, KernelSearcher] = {}
+_loading: dict[str, threading.Thread] = {}
+_failed: dict[str, str] = {}
+#: Seconds each kernel took to load (compile or read from the cache), for the figures.
+load_seconds: dict[str, float] = {}
+
+
+class _Compiling:
+    """One kernel load on one thread: whether numba compiled anything yet, and since when."""
+
+    def __init__(self, title: str, out: TextIO | None) -> None:
+        self.title = title
+        self.out = out
+        self.since: float | None = None
+
+    def say(self, text: str) -> None:
+        print(f"gtpgames: {text}", file=self.out or sys.stderr, flush=True)
+
+    def started(self) -> None:
+        if self.since is None:
+            self.since = time.perf_counter()
+            self.say(f"compiling the {self.title} search kernel (once: later runs load it "
+                     "from the cache)")
+
+    def ended(self) -> None:
+        if self.since is not None:
+            seconds = time.perf_counter() - self.since
+            self.say(f"the {self.title} search kernel compiled in {seconds:.1f} s")
+
+
+_compiling = threading.local()
+_listening: list[object] = []
+_listen_lock = threading.Lock()
+
+
+def _listen() -> None:
+    """Register, once, a listener for numba's compile events (numba.core.event): the first
+    one of a load on a thread marks its compilation as started. A function that numba
+    finds in its cache sends none."""
+    with _listen_lock:
+        if _listening:
+            return
+        from numba.core import event
+
+        class Listener(event.Listener):
+            def on_start(self, _event: Any) -> None:
+                job = getattr(_compiling, "job", None)
+                if job is not None:
+                    job.started()
+
+            def on_end(self, _event: Any) -> None:
+                pass
+
+        listener = Listener()
+        event.register("numba:compile", listener)  # type: ignore[no-untyped-call]
+        _listening.append(listener)
+
+
+@contextlib.contextmanager
+def telling_compiles(title: str, out: TextIO | None = None) -> Iterator[None]:
+    """Within the block, on this thread: the first compilation by numba prints
+    ``gtpgames: compiling the <title> search kernel ...`` and the end of the block
+    ``gtpgames: the <title> search kernel compiled in <seconds> s``, on ``out`` (default:
+    stderr, never stdout); nothing when everything comes from the cache. Imports numba."""
+    _listen()
+    job = _Compiling(title, out)
+    outer = getattr(_compiling, "job", None)
+    _compiling.job = job
+    try:
+        yield
+    finally:
+        _compiling.job = outer
+        job.ended()
+
+
+def enabled() -> bool:
+    return os.environ.get(ENV_SWITCH, "1").lower() not in ("0", "off", "false", "no")
+
+
+def load(name: str) -> KernelSearcher:
+    """The searcher of game ``name``, compiling its kernel (or loading it from the cache)
+    now, in this thread; KeyError if the game has no kernel."""
+    with _lock:
+        if name in _ready:
+            return _ready[name]
+    target = KERNELS[name]
+    start = time.perf_counter()
+    configure()
+    module_name, _, codec_name = target.partition(":")
+    module = importlib.import_module(module_name)
+    from engine.games.registry import new_game
+    from engine.search.kernels.mcts import KernelSearcher
+
+    searcher = KernelSearcher(getattr(module, codec_name)())
+    game = new_game(name)
+    with telling_compiles(game.title):
+        searcher.warm(game)
+    with _lock:
+        load_seconds.setdefault(name, time.perf_counter() - start)
+        _ready[name] = searcher
+    return searcher
+
+
+def _load_quietly(name: str) -> None:
+    try:
+        load(name)
+    except Exception as error:  # pragma: no cover - reported, never fatal
+        _failed[name] = f"{type(error).__name__}: {error}"
+        print(f"gtpgames: the {name} kernel failed to load: {error}", file=sys.stderr)
+
+
+def searcher_for(game: Game[Any], *, wait: bool = False) -> Searcher | None:
+    """A compiled searcher for ``game``, or ``None`` (use the Python fallback).
+
+    ``None`` also when the game's kernel does not cover its options (the codec's
+    ``supports``, e.g. Brax's three- and four-player variants).
+
+    The first call for a game starts loading its kernel on a background thread and returns
+    ``None``; later calls return the kernel once it is loaded. With ``wait`` the call loads
+    it first (compiling if the cache is cold: seconds), so that a search limited only by
+    playouts is reproducible from its seed whatever the state of the cache."""
+    name = game.name
+    if name not in KERNELS or not enabled():
+        return None
+    if wait:
+        loaded = load(name)
+        return loaded if loaded.codec.supports(game) else None
+    with _lock:
+        ready = _ready.get(name)
+        if ready is not None:
+            return ready if ready.codec.supports(game) else None
+        if name in _failed or name in _loading:
+            return None
+        thread = threading.Thread(
+            target=_load_quietly, args=(name,), name=f"kernel-{name}", daemon=True
+        )
+        _loading[name] = thread
+    thread.start()
+    return None
+
+
+def loading() -> bool:
+    """Whether a kernel is being loaded (or compiled) on a background thread now: that thread
+    holds the GIL in long stretches, so a timed search sees its clock late."""
+    with _lock:
+        return any(thread.is_alive() for thread in _loading.values())
+
+
+def unload(name: str) -> None:
+    """Forget the loaded kernel of ``name`` (tests: later searches use the fallback again
+    until :func:`searcher_for` loads it anew)."""
+    with _lock:
+        _ready.pop(name, None)
+        _loading.pop(name, None)
+
+
+def wait(name: str, timeout: float | None = None) -> bool:
+    """Wait for a background load of ``name`` started by :func:`searcher_for`; whether the
+    kernel is ready."""
+    thread = _loading.get(name)
+    if thread is not None:
+        thread.join(timeout)
+    return name in _ready
+
+
+def warmup(names: list[str] | None = None) -> dict[str, float]:
+    """Compile (or load from the cache) the kernels of ``names`` (default: all); seconds per
+    kernel. ValueError for a game without a kernel."""
+    chosen = list(KERNELS) if not names else [name.lower() for name in names]
+    for name in chosen:
+        if name not in KERNELS:
+            raise ValueError(
+                f"no compiled kernel for {name!r} (kernels: {', '.join(KERNELS)})"
+            )
+    seconds = {}
+    for name in chosen:
+        start = time.perf_counter()
+        load(name)
+        seconds[name] = time.perf_counter() - start
+    return seconds

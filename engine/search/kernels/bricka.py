@@ -1,0 +1,283 @@
+"""Bricka as arrays for the compiled search: the rules of :mod:`engine.games.bricka`
+(docs/rules/bricka.md, rulings K1-K11) restated on an int32 state array, and the
+:class:`~engine.search.kernels.mcts.Codec` that maps a :class:`engine.games.bricka.Bricka` game to
+and from
+them. Imports numba: reach it only through :mod:`engine.search.kernels`.
+
+State: ``board`` (69 entries: -1 empty, 0 Black, 1 White, 2 neutral), then the player to
+move, the result (-1 none, 0/1 the winner, 2 a draw), the previous placement (-1 after a pass
+or at the start), whether the previous turn was a pass, and the number of free points.
+Move codes: an intersection 0..68, or 69 for the (forced) pass.
+
+The playout draws a free point uniformly, rejecting the points the previous placement blocks
+(K4), and plays it with the same array rules as the tree (flood fill from the new piece). At
+knowledge k it draws again, k times at most, when the piece would turn neutral (K5): a player
+keeps their pieces in their own colour where they can, which counts in the end by count
+(K10) and keeps the opponent's chains from using them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, NamedTuple
+
+import numpy as np
+
+from engine.games.bricka import PASS, Bricka
+from engine.games.core import Game
+from engine.search.kernels.mcts import Codec
+from engine.search.kernels.rt import inline, r_play, rand_below, register
+
+I32 = np.int32
+N = 69
+PASS_CODE = N
+S_TO_MOVE, S_RESULT, S_LAST, S_PASSED, S_FREE = N, N + 1, N + 2, N + 3, N + 4
+
+
+class BrickaTables(NamedTuple):
+    """The board data of :mod:`engine.games.bricka_board` as padded arrays."""
+
+    points: int
+    nbr: np.ndarray[Any, np.dtype[np.int32]]  # [p, k] neighbours along lines, -1 padded
+    cells: np.ndarray[Any, np.dtype[np.int32]]  # [c, k] points of cell c, -1 padded
+    cell_size: np.ndarray[Any, np.dtype[np.int32]]
+    cells_of: np.ndarray[Any, np.dtype[np.int32]]  # [p, k] cells containing p, -1 padded
+    blocked: np.ndarray[Any, np.dtype[np.int32]]  # [last, p] 1 if p is blocked after last
+    blocked_list: np.ndarray[Any, np.dtype[np.int32]]  # [last, k] the blocked points
+    side_bit: np.ndarray[Any, np.dtype[np.int32]]  # 1 << side, 0 for inner points
+
+
+_TABLES: list[BrickaTables] = []
+
+
+def tables_for() -> BrickaTables:
+    if not _TABLES:
+        from engine.games.bricka_board import BLOCKED_AFTER, CELLS, CELLS_OF, NEIGHBOURS, SIDE_OF
+
+        def padded(rows: Any, width: int) -> np.ndarray[Any, np.dtype[np.int32]]:
+            table = np.full((len(rows), width), -1, dtype=I32)
+            for i, row in enumerate(rows):
+                table[i, : len(row)] = sorted(row)
+            return table
+
+        blocked = np.zeros((N, N), dtype=I32)
+        for p, points in enumerate(BLOCKED_AFTER):
+            blocked[p, list(points)] = 1
+        _TABLES.append(
+            BrickaTables(
+                N,
+                padded(NEIGHBOURS, max(map(len, NEIGHBOURS))),
+                padded(CELLS, max(map(len, CELLS))),
+                np.array([len(c) for c in CELLS], dtype=I32),
+                padded(CELLS_OF, max(map(len, CELLS_OF))),
+                blocked,
+                padded(BLOCKED_AFTER, max(map(len, BLOCKED_AFTER))),
+                np.array([0 if s < 0 else 1 << s for s in SIDE_OF], dtype=I32),
+            )
+        )
+    return _TABLES[0]
+
+
+def _legal(t: Any, s: Any, out: Any) -> int:
+    if s[S_RESULT] >= 0:
+        return 0
+    last = s[S_LAST]
+    k = 0
+    for p in range(N):
+        if s[p] == -1 and (last < 0 or t.blocked[last, p] == 0):
+            out[k] = p
+            k += 1
+    if k == 0:
+        out[0] = PASS_CODE
+        k = 1
+    return k
+
+
+def _winner(t: Any, s: Any) -> int:
+    return int(s[S_RESULT])
+
+
+def _to_move(t: Any, s: Any) -> int:
+    return int(s[S_TO_MOVE])
+
+
+@inline
+def _count(s: Any) -> int:
+    """K10: the result by count on the board."""
+    black = 0
+    white = 0
+    for p in range(N):
+        if s[p] == 0:
+            black += 1
+        elif s[p] == 1:
+            white += 1
+    if white > black:
+        return 1
+    if black > white:
+        return 0
+    return 2
+
+
+@inline
+def _joined(t: Any, s: Any, w: Any, start: int, player: int) -> bool:
+    """Whether ``player``'s own-or-neutral chain through ``start`` joins a pair of opposite
+    sides (``w``: visit stamps, stack, stamp counter)."""
+    w[2 * N] += 1
+    mark = w[2 * N]
+    w[start] = mark
+    w[N] = start
+    top = 1
+    bits = 0
+    while top > 0:
+        top -= 1
+        p = w[N + top]
+        bits |= t.side_bit[p]
+        for k in range(t.nbr.shape[1]):
+            q = t.nbr[p, k]
+            if q < 0:
+                break
+            v = s[q]
+            if (v == player or v == 2) and w[q] != mark:
+                w[q] = mark
+                w[N + top] = q
+                top += 1
+    return (bits & 3) == 3 or (bits & 12) == 12 or (bits & 48) == 48
+
+
+@inline
+def _majority(t: Any, s: Any, move: int, mover: int) -> bool:
+    """K5: whether ``mover``'s piece on ``move`` (placed, or about to be: the point counts as
+    the mover's) holds a strict majority of the non-neutral points of a cell holding it."""
+    for j in range(t.cells_of.shape[1]):
+        c = t.cells_of[move, j]
+        if c < 0:
+            break
+        free_of_neutral = 0
+        mine = 0
+        for k in range(t.cell_size[c]):
+            p = t.cells[c, k]
+            v = s[p]
+            if v == 2:
+                free_of_neutral += 1
+            elif v == mover or p == move:
+                mine += 1
+        if mine >= (t.cell_size[c] - free_of_neutral) // 2 + 1:
+            return True
+    return False
+
+
+def _play(t: Any, s: Any, w: Any, move: int) -> None:
+    mover = s[S_TO_MOVE]
+    s[S_TO_MOVE] = 1 - mover
+    if move == PASS_CODE:
+        if s[S_PASSED] == 1:
+            s[S_RESULT] = _count(s)
+        s[S_PASSED] = 1
+        s[S_LAST] = -1
+        return
+    s[S_PASSED] = 0
+    s[S_LAST] = move
+    s[S_FREE] -= 1
+    s[move] = mover
+    neutral = _majority(t, s, move, mover)
+    if neutral:
+        s[move] = 2
+    if _joined(t, s, w, move, mover):
+        s[S_RESULT] = mover
+        return
+    if neutral and _joined(t, s, w, move, 1 - mover):
+        s[S_RESULT] = 1 - mover
+        return
+    if s[S_FREE] == 0:
+        s[S_RESULT] = _count(s)
+
+
+def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
+    """Uniform placements among the unblocked free points; a point where the mover's piece
+    would turn neutral is drawn again, ``knowledge`` times at most."""
+    rec[0] = 0
+    free = w[3 * N: 4 * N]
+    k = 0
+    for p in range(N):
+        if s[p] == -1:
+            free[k] = p
+            k += 1
+    count = 0
+    while s[S_RESULT] < 0:
+        last = s[S_LAST]
+        blocked = 0
+        if last >= 0:
+            for j in range(t.blocked_list.shape[1]):
+                q = t.blocked_list[last, j]
+                if q < 0:
+                    break
+                if s[q] == -1:
+                    blocked += 1
+        if blocked == k:
+            move = PASS_CODE
+        else:
+            retries = knowledge
+            while True:
+                j = rand_below(rng, k)
+                move = free[j]
+                if last >= 0 and t.blocked[last, move] != 0:
+                    continue
+                if retries > 0 and _majority(t, s, move, s[S_TO_MOVE]):
+                    retries -= 1  # one more draw instead of a piece that turns neutral
+                    continue
+                break
+            k -= 1
+            free[j] = free[k]
+        rec[1 + 2 * count] = move
+        rec[2 + 2 * count] = s[S_TO_MOVE]
+        count += 1
+        r_play(t, s, w, move)
+    rec[0] = count
+    return int(s[S_RESULT])
+
+
+register(
+    BrickaTables,
+    legal=_legal,
+    play=_play,
+    winner=_winner,
+    to_move=_to_move,
+    playout=_playout,
+)
+
+
+class BrickaCodec(Codec):
+    """Maps :class:`engine.games.bricka.Bricka` games to the arrays above."""
+
+    #: Playouts draw again, twice at most, instead of a piece that would turn neutral
+    #: (docs/design/figures.md has the matches that chose this).
+    defaults: ClassVar[dict[str, Any]] = {"knowledge": 2}
+
+    def tables(self, game: Game[Any]) -> BrickaTables:
+        return tables_for()
+
+    def state(self, game: Game[Any]) -> np.ndarray[Any, np.dtype[np.int32]]:
+        assert isinstance(game, Bricka)
+        s = np.full(N + 5, -1, dtype=I32)
+        s[:N] = [game.piece_at(p) for p in range(N)]
+        s[S_TO_MOVE] = game.to_move
+        outcome = game.outcome()
+        if outcome is not None:
+            s[S_RESULT] = 2 if outcome.winner is None else outcome.winner
+        last = game.last_placement()
+        s[S_LAST] = -1 if last is None else last
+        history = game.history
+        s[S_PASSED] = 1 if history and history[-1] == PASS else 0
+        s[S_FREE] = int(np.count_nonzero(s[:N] == -1))
+        return s
+
+    def sizes(self, game: Game[Any]) -> tuple[int, int, int]:
+        return N + 1, N + 1, 4 * N + 4
+
+    def move(self, game: Game[Any], code: int) -> int:
+        return PASS if code == PASS_CODE else code
+
+    def code(self, game: Game[Any], move: int) -> int:
+        return PASS_CODE if move == PASS else move
+
+    def plies(self, game: Game[Any]) -> int:
+        return 2 * N + 2  # a pass at most between two placements

@@ -1,0 +1,397 @@
+"""Flicker as arrays for the compiled search: the rules of :mod:`engine.games.flicker`
+(docs/rules/flicker.md, rulings F1-F11) restated on an int64 state array, and the
+:class:`~engine.search.kernels.mcts.Codec` that maps a :class:`engine.games.flicker.Flicker` game
+to and
+from them. Imports numba: reach it only through :mod:`engine.search.kernels`.
+
+State: the points (0 empty, 1 Black, 2 White), then the player to move, the result (-1 none,
+0/1 the winner, 2 a draw), the kinds of the last two turns and the last turn's point (for the
+restrictions F4-F6), the number of turns while the swap is to come (0 at the start, 1 on
+White's first turn, counted on from 2 once the swap is spent or the pie rule is off) and the
+point of Black's first stone (for the swap; -2 without it), the number of position keys, and
+the keys of every position of the game so far (F9), the current one last. The codec reads all
+of it from the rules core's current position (a game set up from a position string has a
+short history), never by replaying the history. The rules core keys positions exactly; the
+arrays use 64-bit Zobrist keys (a false repetition needs two of the game's positions to
+collide, odds about 2^-64 per pair).
+
+Move codes: a placement i, a removal size + i, the swap 2 size, the pass 2 size + 1. The playout
+plays uniformly random legal moves (drawn by rejection); one longer than four moves per point
+stops unfinished (scored as a draw; its state keeps no result).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from engine.games.core import Game
+from engine.games.flicker import PASS, PLACE, REMOVE, SWAP, Flicker, FlickerMove
+from engine.games.grid import swap_mirror
+from engine.search.kernels.mcts import Codec
+from engine.search.kernels.rt import inline, r_legal, r_play, rand_below, register
+
+I64 = np.int64
+K_NONE, K_PLACE, K_REMOVE, K_PASS, K_SWAP = 0, 1, 2, 3, 4
+# Offsets after the points.
+TO_MOVE, RESULT, LAST_KIND, LAST_POINT, PREV_KIND, PLIES, FIRST, NKEYS, KEYS = range(9)
+
+
+class FlickerTables(NamedTuple):
+    """The fixed arrays of an n x n board."""
+
+    n: int
+    nbr: np.ndarray[Any, np.dtype[np.int64]]
+    #: pairs[k] = (a, b, c, d): a diagonal pair a, b and its common neighbours c, d
+    pairs: np.ndarray[Any, np.dtype[np.int64]]
+    #: member[i]: the pairs in which i is one of the two stones, -1 padded
+    member: np.ndarray[Any, np.dtype[np.int64]]
+    edge: np.ndarray[Any, np.dtype[np.int64]]
+    mirror: np.ndarray[Any, np.dtype[np.int64]]
+    #: zob[colour, i]: the Zobrist key of a stone; zob[0, 0] is the key of White to move
+    zob: np.ndarray[Any, np.dtype[np.int64]]
+
+
+_TABLES: dict[int, FlickerTables] = {}
+
+
+def tables_for(n: int) -> FlickerTables:
+    key = n
+    if key not in _TABLES:
+        from engine.games.brique import geometry  # the same square grid helpers
+
+        size = n * n
+        geo = geometry(n)
+        nbr = np.full((size, 4), -1, dtype=I64)
+        for i, near in enumerate(geo.neighbours):
+            nbr[i, : len(near)] = near
+        pairs = []
+        for r in range(n - 1):
+            for f in range(n):
+                for df in (1, -1):
+                    g = f + df
+                    if 0 <= g < n:
+                        pairs.append((r * n + f, (r + 1) * n + g, r * n + g, (r + 1) * n + f))
+        member = np.full((size, 4), -1, dtype=I64)
+        fill = [0] * size
+        for k, (a, b, _c, _d) in enumerate(pairs):
+            for p in (a, b):
+                member[p, fill[p]] = k
+                fill[p] += 1
+        rng = random.Random(20121212)
+        zob = np.array(
+            [[rng.getrandbits(63) for _ in range(size)] for _ in range(3)], dtype=I64
+        )
+        _TABLES[key] = FlickerTables(
+            n,
+            nbr,
+            np.array(pairs, dtype=I64).reshape(-1, 4),
+            member,
+            np.array(geo.edge_bits, dtype=I64),
+            np.array([swap_mirror(i, n) for i in range(size)], dtype=I64),
+            zob,
+        )
+    return _TABLES[key]
+
+
+#: Exact position keys (engine.games.flicker's) -> the arrays' Zobrist keys, per board size.
+_KEYS: dict[tuple[int, int], int] = {}
+
+
+def _zobrist(t: FlickerTables, exact: int) -> int:
+    """The Zobrist key of the position whose exact key (:meth:`Flicker.position_key`:
+    ``colour << 2i`` for a stone on point i, bit ``2 n^2`` for White to move) is ``exact``."""
+    size = t.n * t.n
+    key = _KEYS.get((size, exact))
+    if key is None:
+        key = int(t.zob[0, 0]) if exact >> (2 * size) & 1 else 0
+        for i in range(size):
+            colour = exact >> (2 * i) & 3
+            if colour:
+                key ^= int(t.zob[colour, i])
+        if len(_KEYS) > 1 << 16:
+            _KEYS.clear()
+        _KEYS[(size, exact)] = key
+    return key
+
+
+@inline
+def _weak(t: Any, s: Any, i: int) -> bool:
+    """Whether the stone on ``i`` belongs to a weak pair of its colour (F2)."""
+    colour = s[i]
+    for j in range(4):
+        k = t.member[i, j]
+        if k < 0:
+            break
+        a, b, c, d = t.pairs[k, 0], t.pairs[k, 1], t.pairs[k, 2], t.pairs[k, 3]
+        if s[a] == colour and s[b] == colour and s[c] != colour and s[d] != colour:
+            return True
+    return False
+
+
+def _legal(t: Any, s: Any, out: Any) -> int:
+    size = t.n * t.n
+    if s[size + RESULT] >= 0:
+        return 0
+    last_kind = s[size + LAST_KIND]
+    last_point = s[size + LAST_POINT]
+    banned = last_point if last_kind == K_REMOVE else -1
+    k = 0
+    for i in range(size):
+        if s[i] == 0 and i != banned:
+            out[k] = i
+            k += 1
+    p = s[size + TO_MOVE]
+    if last_kind != K_REMOVE and s[size + PREV_KIND] != K_REMOVE:
+        enemy = 2 - p
+        protected = last_point if last_kind == K_PLACE else -1
+        for i in range(size):
+            if s[i] == enemy and i != protected and _weak(t, s, i):
+                out[k] = size + i
+                k += 1
+    if p == 1 and s[size + PLIES] == 1 and _pie(t, s):
+        out[k] = 2 * size
+        k += 1
+    if k == 0:
+        out[0] = 2 * size + 1
+        k = 1
+    return k
+
+
+@inline
+def _pie(t: Any, s: Any) -> bool:
+    # The pie option is folded into the state's FIRST slot: -2 means "no pie".
+    return bool(s[t.n * t.n + FIRST] != -2)
+
+
+def _winner(t: Any, s: Any) -> int:
+    return int(s[t.n * t.n + RESULT])
+
+
+def _to_move(t: Any, s: Any) -> int:
+    return int(s[t.n * t.n + TO_MOVE])
+
+
+@inline
+def _connects(t: Any, s: Any, w: Any, start: int, player: int) -> bool:
+    size = t.n * t.n
+    colour = player + 1
+    w[2 * size] += 1
+    mark = w[2 * size]
+    w[start] = mark
+    w[size] = start
+    top = 1
+    touched = 0
+    while top > 0:
+        top -= 1
+        i = w[size + top]
+        touched |= t.edge[player, i]
+        if touched == 3:
+            return True
+        for k in range(4):
+            j = t.nbr[i, k]
+            if j < 0:
+                break
+            if s[j] == colour and w[j] != mark:
+                w[j] = mark
+                w[size + top] = j
+                top += 1
+    return False
+
+
+def _play(t: Any, s: Any, w: Any, move: int) -> None:
+    size = t.n * t.n
+    p = s[size + TO_MOVE]
+    nkeys = s[size + NKEYS]
+    key = s[size + KEYS + nkeys - 1] ^ t.zob[0, 0]
+    if move < size:
+        kind = K_PLACE
+        point = move
+        s[point] = p + 1
+        key ^= t.zob[p + 1, point]
+    elif move < 2 * size:
+        kind = K_REMOVE
+        point = move - size
+        s[point] = 0
+        key ^= t.zob[2 - p, point]
+    elif move == 2 * size:
+        kind = K_SWAP
+        point = -1
+        black = s[size + FIRST]
+        white = t.mirror[black]
+        s[black] = 0
+        s[white] = 2
+        key ^= t.zob[1, black] ^ t.zob[2, white]
+    else:
+        kind = K_PASS
+        point = -1
+    s[size + PREV_KIND] = s[size + LAST_KIND]
+    s[size + LAST_KIND] = kind
+    s[size + LAST_POINT] = point
+    if s[size + PLIES] == 0 and s[size + FIRST] != -2:
+        s[size + FIRST] = point
+    s[size + PLIES] += 1
+    s[size + TO_MOVE] = 1 - p
+    if kind == K_PLACE and _connects(t, s, w, point, p):
+        s[size + RESULT] = p
+    else:
+        for j in range(nkeys):
+            if s[size + KEYS + j] == key:
+                s[size + RESULT] = 2
+                break
+    if nkeys < s.shape[0] - size - KEYS:
+        s[size + KEYS + nkeys] = key
+        s[size + NKEYS] = nkeys + 1
+    elif s[size + RESULT] < 0:
+        s[size + RESULT] = 2  # out of key room: never reached within the playout bound
+
+
+@inline
+def _allowed(t: Any, s: Any, code: int) -> bool:
+    """Whether a placement or removal code is legal (the swap and the pass excepted)."""
+    size = t.n * t.n
+    last_kind = s[size + LAST_KIND]
+    last_point = s[size + LAST_POINT]
+    if code < size:
+        return s[code] == 0 and not (last_kind == K_REMOVE and code == last_point)
+    i = code - size
+    if last_kind == K_REMOVE or s[size + PREV_KIND] == K_REMOVE:
+        return False
+    if s[i] != 2 - s[size + TO_MOVE] or (last_kind == K_PLACE and i == last_point):
+        return False
+    return _weak(t, s, i)
+
+
+def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
+    """Uniformly random legal moves: a random placement or removal code is drawn until one
+    is legal (rejection sampling, so still uniform); after 32 misses, or on White's first
+    turn (the swap), the legal moves are listed."""
+    size = t.n * t.n
+    out = w[3 * size: 6 * size]
+    most = 4 * size
+    count = 0
+    while s[size + RESULT] < 0 and count < most:
+        move = -1
+        if s[size + PLIES] != 1:
+            for _ in range(32):
+                code = rand_below(rng, 2 * size)
+                if _allowed(t, s, code):
+                    move = code
+                    break
+        if move < 0:
+            k = r_legal(t, s, out)
+            move = out[rand_below(rng, k)]
+        rec[1 + 2 * count] = move
+        rec[2 + 2 * count] = s[size + TO_MOVE]
+        count += 1
+        r_play(t, s, w, move)
+    rec[0] = count
+    result = s[size + RESULT]
+    return int(result) if result >= 0 else 2
+
+
+register(
+    FlickerTables,
+    legal=_legal,
+    play=_play,
+    winner=_winner,
+    to_move=_to_move,
+    playout=_playout,
+)
+
+
+class FlickerCodec(Codec):
+    """Maps :class:`engine.games.flicker.Flicker` games to the arrays above."""
+
+    def _room(self, game: Flicker, earlier: int) -> int:
+        size = game.board_size ** 2
+        return earlier + 1 + (2 * size + 10) + 4 * size + 4
+
+    def tables(self, game: Game[Any]) -> FlickerTables:
+        assert isinstance(game, Flicker)
+        return tables_for(game.board_size)
+
+    def state(self, game: Game[Any]) -> np.ndarray[Any, np.dtype[np.int64]]:
+        """The arrays of ``game``'s current position, read from the rules core's state (a
+        game set up from a position string has a short history: it is never replayed)."""
+        assert isinstance(game, Flicker)
+        n = game.board_size
+        size = n * n
+        t = self.tables(game)
+        earlier = game.earlier_keys()
+        s = np.zeros(size + KEYS + self._room(game, len(earlier)), dtype=I64)
+        for r in range(n):
+            for f in range(n):
+                stone = game.stone(f, r)
+                s[r * n + f] = 0 if stone is None else stone + 1
+        s[size + TO_MOVE] = game.to_move
+        outcome = game.outcome()
+        s[size + RESULT] = -1 if outcome is None else (
+            2 if outcome.winner is None else outcome.winner
+        )
+        # The restrictions of F4-F6: the point just emptied or just placed on, and whether
+        # a removal on the mover's own previous turn bars removals now.
+        banned = game.banned_point()
+        protected = game.protected_point()
+        s[size + LAST_KIND] = K_REMOVE if banned is not None else (
+            K_PLACE if protected is not None else K_NONE
+        )
+        last = banned if banned is not None else protected
+        s[size + LAST_POINT] = -1 if last is None else last
+        barred = banned is None and not game.removal_allowed()
+        s[size + PREV_KIND] = K_REMOVE if barred else K_NONE
+        # The swap (F10): still to come at the start, on Black's first stone now, else spent.
+        swap = game.swap_point()
+        if swap is not None:
+            s[size + PLIES], s[size + FIRST] = 1, swap
+        elif game.pie_pending():
+            s[size + PLIES], s[size + FIRST] = 0, -1
+        else:
+            s[size + PLIES], s[size + FIRST] = 2, -2
+        # The repetition record (F9): the earlier positions, then the current one.
+        keys = [_zobrist(t, key) for key in earlier]
+        keys.append(_zobrist(t, game.position_key()))
+        s[size + NKEYS] = len(keys)
+        s[size + KEYS: size + KEYS + len(keys)] = keys
+        return s
+
+    def sizes(self, game: Game[Any]) -> tuple[int, int, int]:
+        size = game.board_size ** 2
+        return 2 * size + 2, 2 * size + 2, 6 * size + 4
+
+    def meaning(self, game: Game[Any], state: np.ndarray[Any, Any]) -> list[int]:
+        """The points, the player to move, the result, the restrictions, the swap while it
+        is to come, the current key and the set of the earlier ones."""
+        size = game.board_size ** 2
+        head = [int(x) for x in state[: size + KEYS]]
+        kind = head[size + LAST_KIND]
+        if kind not in (K_PLACE, K_REMOVE):
+            head[size + LAST_KIND], head[size + LAST_POINT] = K_NONE, -1
+        if head[size + PREV_KIND] != K_REMOVE:
+            head[size + PREV_KIND] = K_NONE
+        if head[size + PLIES] >= 2 or head[size + FIRST] == -2:
+            head[size + PLIES], head[size + FIRST] = 2, -2
+        keys = [int(x) for x in state[size + KEYS: size + KEYS + int(state[size + NKEYS])]]
+        head[size + NKEYS] = 0
+        return head + keys[-1:] + sorted(set(keys[:-1]))
+
+    def plies(self, game: Game[Any]) -> int:
+        return 4 * game.board_size ** 2
+
+    def move(self, game: Game[Any], code: int) -> FlickerMove:
+        size = game.board_size ** 2
+        if code < size:
+            return FlickerMove(PLACE, code)
+        if code < 2 * size:
+            return FlickerMove(REMOVE, code - size)
+        return FlickerMove(SWAP) if code == 2 * size else FlickerMove(PASS)
+
+    def code(self, game: Game[Any], move: FlickerMove) -> int:
+        size = game.board_size ** 2
+        if move.kind == PLACE:
+            return int(move.point)
+        if move.kind == REMOVE:
+            return size + int(move.point)
+        return 2 * size if move.kind == SWAP else 2 * size + 1

@@ -1,0 +1,142 @@
+"""The runtime shared by the compiled kernels: the cached ``jit`` decorator, a seeded
+xorshift generator on a one-element array, and the generic rule functions that each game's
+array rules implement.
+
+This module imports numba: import it only through :mod:`engine.search.kernels` (which sets the
+cache directory first), never at start-up.
+
+How one search loop serves every game (docs/design/kernels.md): the loop in
+:mod:`engine.search.kernels.mcts` calls the stubs below (``r_legal``, ``r_play``...) with the game's
+*tables*, a NamedTuple class of its own per game. Each stub is a numba ``@overload`` that
+picks the implementation registered for the tables' class, so numba compiles the loop once
+per game, with the rules inlined, as one more signature of the same cached function. Unlike
+closures over jitted functions or first-class function arguments, this caches (the loop's
+cache index is keyed by the argument types).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
+
+from engine.search.kernels.cache import configure
+
+# Set numba's cache directory before numba is imported, whichever kernel module is imported
+# first (else numba caches next to the sources, where edits to the rules go unnoticed).
+configure()
+
+import numba  # noqa: E402
+import numpy as np  # noqa: E402
+from numba.extending import overload  # noqa: E402
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def jit(fn: F) -> F:
+    """Compile ``fn`` with numba in nopython mode, cached on disk, releasing the GIL."""
+    return cast(F, numba.njit(cache=True, nogil=True)(fn))
+
+
+def inline(fn: F) -> F:
+    """A helper compiled into each caller (numba IR inlining): no call, and no reference
+    counting of the array arguments, which costs more than the body of a small helper."""
+    return cast(F, numba.njit(cache=True, nogil=True, inline="always")(fn))
+
+
+#: (tables class, rule name) -> the python implementation numba compiles for that game.
+RULES: dict[tuple[type, str], Callable[..., Any]] = {}
+
+
+def register(tables: type, **impls: Callable[..., Any]) -> None:
+    """Register a game's array rules for its tables class (names as in the stubs below)."""
+    for name, impl in impls.items():
+        RULES[(tables, name)] = impl
+
+
+def _resolve(name: str, tables_type: Any) -> Callable[..., Any] | None:
+    cls = getattr(tables_type, "instance_class", None)
+    impl = RULES.get((cls, name)) if isinstance(cls, type) else None
+    return impl
+
+
+def r_legal(t: Any, s: Any, out: Any) -> int:
+    """Write the legal move codes of state ``s`` to ``out``; return how many."""
+    raise NotImplementedError
+
+
+def r_play(t: Any, s: Any, w: Any, move: int) -> None:
+    """Play the legal move ``move`` on ``s`` (``w`` is scratch space)."""
+    raise NotImplementedError
+
+
+def r_winner(t: Any, s: Any) -> int:
+    """-1 while the game goes on, else the winner (0 or 1) or 2 for a draw."""
+    raise NotImplementedError
+
+
+def r_to_move(t: Any, s: Any) -> int:
+    """The player to move (0 or 1)."""
+    raise NotImplementedError
+
+
+def r_playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
+    """Play the game out on ``s`` (changed); return the result as :func:`r_winner` does.
+    ``rec[0]`` receives the number of placements, ``rec[1 + 2k]`` and ``rec[2 + 2k]`` the
+    move code and the player of placement k (for AMAF)."""
+    raise NotImplementedError
+
+
+@overload(r_legal, strict=False)
+def _legal(t: Any, s: Any, out: Any) -> Callable[..., Any] | None:
+    return _resolve("legal", t)
+
+
+@overload(r_play, strict=False)
+def _play(t: Any, s: Any, w: Any, move: Any) -> Callable[..., Any] | None:
+    return _resolve("play", t)
+
+
+@overload(r_winner, strict=False)
+def _winner(t: Any, s: Any) -> Callable[..., Any] | None:
+    return _resolve("winner", t)
+
+
+@overload(r_to_move, strict=False)
+def _to_move(t: Any, s: Any) -> Callable[..., Any] | None:
+    return _resolve("to_move", t)
+
+
+@overload(r_playout, strict=False)
+def _playout(
+    t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: Any
+) -> Callable[..., Any] | None:
+    return _resolve("playout", t)
+
+
+@inline
+def rand_next(rng: Any) -> int:
+    """The next 63-bit value of the xorshift64* generator whose state is ``rng[0]``."""
+    x = rng[0]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    rng[0] = x
+    return int((x * np.uint64(2685821657736338717)) >> np.uint64(1))
+
+
+@inline
+def rand_below(rng: Any, k: int) -> int:
+    """A value in [0, k) (k > 0)."""
+    return rand_next(rng) % k
+
+
+@inline
+def rand_unit(rng: Any) -> float:
+    """A float in [0, 1)."""
+    return (rand_next(rng) >> 10) / 9007199254740992.0
+
+
+def new_rng(seed: int) -> np.ndarray[Any, np.dtype[np.uint64]]:
+    """A generator state array from ``seed`` (any int; never the all-zero state)."""
+    x = (seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) % (1 << 64)
+    return np.array([x or 1], dtype=np.uint64)
