@@ -41,6 +41,7 @@ The document contract (what pages and scripts may rely on):
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -55,28 +56,22 @@ Drawer = Callable[[Any, Options, Svg], tuple[float, float, str]]
 __all__ = ["render_png", "render_svg"]
 
 
+#: Game name -> the module that draws its board (a ``render(game, options, svg)`` function).
+DRAWERS: dict[str, str] = {
+    "brique": "adapters.render.brique",
+    "trisq": "adapters.render.trisq",
+    "flicker": "adapters.render.flicker",
+    "brax": "adapters.render.brax",
+    "bricka": "adapters.render.bricka",
+}
+
+
 def _drawer(name: str) -> Drawer:
-    if name == "brique":
-        from adapters.render import brique
-
-        return brique.render
-    if name == "trisq":
-        from adapters.render import trisq
-
-        return trisq.render
-    if name == "flicker":
-        from adapters.render import flicker
-
-        return flicker.render
-    if name == "brax":
-        from adapters.render import brax
-
-        return brax.render
-    if name == "bricka":
-        from adapters.render import bricka
-
-        return bricka.render
-    raise ValueError(f"no board picture for game {name!r}")
+    module = DRAWERS.get(name)
+    if module is None:
+        raise ValueError(f"no board picture for game {name!r}")
+    drawer: Drawer = importlib.import_module(module).render
+    return drawer
 
 
 def render_svg(
