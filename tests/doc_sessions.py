@@ -32,7 +32,7 @@ from tests.protocol.test_e2e import COMMAND
 
 ROOT = Path(__file__).parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
-FENCE = re.compile(r"^```[a-z]*\n(.*?)^```$", re.S | re.M)
+FENCE = re.compile(r"^```([^\n]*)\n(.*?)^```$", re.S | re.M)
 VARIES = re.compile(r"<!-- varies: (.*?) -->\s*$")
 TIMEOUT = 300.0
 
@@ -42,8 +42,38 @@ NOT_EXAMPLES: dict[tuple[str, str], str] = {
     ("README.md", "python3 -m venv .venv && .venv/bin/pip install . && "
      ".venv/bin/gtpgames gtp brique --seed 1 < examples/brique-selfplay.gtp"):
         "installation from the project directory",
-    ("README.md", "python3 -m venv .venv && .venv/bin/pip install '.[test]' && "
+    ("README.md", "python3 -m venv .venv && .venv/bin/pip install '.[test,cluster]' && "
      ".venv/bin/python -m pytest"): "installation and the test suite",
+    ("docs/guide.md", "python3 -m venv .venv"): "installation",
+    ("docs/guide.md", "gtpgames gtp brique                      # 11x11"):
+        "engine command lines to give a GTP controller",
+    ("docs/design/kernels.md", "gtpgames: compiling the Trisq search kernel"):
+        "what stderr says during a cold compile (the test of the kernels checks the lines)",
+    ("docs/design/layout.md", "engine/games/     the rules side"): "the source tree",
+    ("docs/games/brax.md", 'gtpgames render brax --moves'):
+        "the command that draws the picture above (tests/adapters/test_render.py keeps it fresh)",
+    ("docs/games/bricka.md", 'gtpgames render bricka --moves'):
+        "the command that draws the picture above (tests/adapters/test_render.py keeps it fresh)",
+    ("docs/games/brique.md", 'gtpgames render brique --size 9 --moves'):
+        "the command that draws the picture above (tests/adapters/test_render.py keeps it fresh)",
+    ("docs/games/flicker.md", 'gtpgames render flicker --size 9 --moves'):
+        "the command that draws the picture above (tests/adapters/test_render.py keeps it fresh)",
+    ("docs/games/trisq.md", 'gtpgames render trisq --moves'):
+        "the command that draws the picture above (tests/adapters/test_render.py keeps it fresh)",
+    ("docs/protocol.md", "play b b2"): "an SVG answer cut short (tests/adapters/test_render.py)",
+    ("docs/render.md", "gtpgames render GAME [--size N]"): "a synopsis",
+    ("docs/render.md", 'gtpgames render brique --size 9 --moves "e5 d4 e4" -o brique.png'):
+        "writes a PNG file (tests/adapters/test_render.py runs the command)",
+    ("docs/rules/brax.md", "     A   B   C   D   E   F   G   H   I"): "the board drawn",
+    ("docs/rules/bricka.md", " 13                     o-------o"): "the board drawn",
+    ("docs/rules/bricka.md", "f13: h13 f12"): "the geometry as data",
+    ("docs/rules/brique.md", ". b ."): "a diagram",
+    ("docs/rules/brique.md", "4  L D L D"): "the board drawn",
+    ("docs/rules/flicker.md", "3  . . x"): "a diagram",
+    ("docs/rules/trisq.md", "      h                            v"): "the pieces drawn",
+    ("docs/tournaments.md", "alpha$ ray start --head"):
+        "starting a Ray cluster on two machines (tests/adapters/test_match_cluster.py starts "
+        "one on this machine)",
     ("docs/games/brax.md", "     a   b   c   d   e   f   g   h   i"):
         "the start position drawn (the session below shows it from showboard)",
     ("docs/games/bricka.md", " 13                     o-------o"): "the board drawn",
@@ -109,11 +139,13 @@ def blocks(path: Path) -> list[Block]:
     text = path.read_text()
     found = []
     for match in FENCE.finditer(text):
+        if match.group(1).startswith("example"):
+            continue  # the rules pages' examples: tests/rules/test_rules_pages.py plays them
         before = text[: match.start()].rstrip("\n").rsplit("\n", 1)[-1]
         varies = VARIES.match(before)
         found.append(Block(
-            path, text.count("\n", 0, match.start()) + 1, match.start(1), match.end(1),
-            match.group(1),
+            path, text.count("\n", 0, match.start()) + 1, match.start(2), match.end(2),
+            match.group(2),
             [part.strip() for part in varies.group(1).split(" ; ")] if varies else [],
         ))
     return found

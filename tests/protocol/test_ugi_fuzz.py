@@ -111,7 +111,7 @@ def random_line(rng: random.Random, game: Any, tokens: list[str]) -> str:
 
 def state(engine: UgiEngine) -> tuple[object, ...]:
     return (engine.game.position_string(), tuple(engine.game.history), dict(engine.options),
-            engine.games.notation, engine.forfeit, engine.player.name)
+            engine.notation, engine.forfeit, engine.player.name)
 
 
 def fuzz(name: str, options: dict[str, object], lines: int, seed: int) -> Counts:
