@@ -154,6 +154,8 @@ class MatchConfig:
     sgf_dir: Path | None = None
     max_moves: int = 2000
     notation: Notation | None = None
+    #: Write an SVG picture of each final position (beside the SGF records, or the record).
+    pictures: bool = False
 
     def new_referee(self) -> Game[Any]:
         return new_game(self.game, **self.options)
@@ -502,6 +504,8 @@ class Match:
                     self.records.append(record)
                     if self.config.sgf_dir is not None and self.config.game in SGF_GAMES:
                         self.write_sgf(record)
+                    if self.config.pictures:
+                        self.write_picture(record)
                     with lock:
                         records.append(record)
                         self.check_sprt(records)
@@ -519,6 +523,20 @@ class Match:
         for thread in threads:
             thread.join()
         return records
+
+    def write_picture(self, record: dict[str, Any]) -> None:
+        """``GAME-NNNNN.svg``: the final position of the game, in the SGF directory if there
+        is one, else beside the record file."""
+        from adapters.render import render_svg
+
+        referee = self.config.new_referee()
+        for token in record["opening"] + record["moves"]:
+            referee.play(referee.parse_move(token, record["notation"]))
+        folder = self.config.sgf_dir or self.config.record.parent
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{self.config.game}-{record['index']:05d}.svg"
+        path.write_text(render_svg(referee, notation=record["notation"]) + "\n",
+                        encoding="utf-8")
 
     def write_sgf(self, record: dict[str, Any]) -> None:
         assert self.config.sgf_dir is not None

@@ -33,6 +33,7 @@ def build_config(
     sgf_dir: Path | None,
     max_moves: int,
     notation: str | None,
+    pictures: bool = False,
 ) -> MatchConfig:
     """Raises ValueError with a message naming the bad argument."""
     pairs: dict[str, str] = {}
@@ -59,6 +60,7 @@ def build_config(
         sgf_dir=sgf_dir,
         max_moves=max_moves,
         notation=check_notation(notation) if notation else None,
+        pictures=pictures,
     )
 
 

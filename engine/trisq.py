@@ -122,6 +122,15 @@ class Trisq(Game[TrisqMove]):
             return Outcome(BLACK, "Red joins the bottom and top edges")
         return Outcome(WHITE, "Blue joins the left and right edges")
 
+    def slot_colours(self) -> tuple[int, ...]:
+        """The content of every slot (see :mod:`engine.trisq_geometry` for the numbering):
+        -1 empty, else the player whose piece is there."""
+        return tuple(self._col)
+
+    def orientations(self) -> tuple[int, ...]:
+        """The orientation of every square (index r*n + f): -1 none yet, 0 h, 1 v."""
+        return tuple(self._orient)
+
     def copy(self) -> Trisq:
         other = Trisq.__new__(Trisq)
         other.options = dict(self.options)

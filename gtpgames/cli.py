@@ -120,8 +120,10 @@ def gtp(
     )
     session.swap_as_pass, session.pass_at_end = swap_as_pass, pass_at_end
     from adapters.gogui import gogui_handlers
+    from adapters.render.gtp import svg_handlers
 
     engine.add_commands(gogui_handlers(engine, session, seed))
+    engine.add_commands(svg_handlers(session))
     engine.serve(sys.stdin.buffer, sys.stdout.buffer)
 
 
@@ -190,6 +192,8 @@ def match(
     max_moves: Annotated[int, typer.Option(help="Adjudicate a draw after N moves.")] = 2000,
     notation: Annotated[str | None, typer.Option(help="gtp or native.")] = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+    pictures: Annotated[bool, typer.Option(
+        help="Write an SVG picture of each final position (beside the SGF).")] = False,
 ) -> None:
     """Play a match between GTP engines, with the rules core as referee."""
     from adapters import match_cli
@@ -197,7 +201,7 @@ def match(
     try:
         config = match_cli.build_config(
             game, engine, option or [], games, format, openings, tc, move_timeout, jobs, sprt,
-            record, sgf_dir, max_moves, notation)
+            record, sgf_dir, max_moves, notation, pictures)
         code = match_cli.run(config, quiet)
     except (ValueError, OSError) as error:
         _fail(str(error))
@@ -228,6 +232,58 @@ def serve(
                    err=True)
     typer.echo(f"gtpgames: serving on http://{host}:{port}/ (Ctrl-C to stop)", err=True)
     run_server(host, port, Caps(max_games=max_games, max_think=max_think), idle)
+
+
+@app.command()
+def render(
+    game: Annotated[str, typer.Argument(help="Game name (see `gtpgames games`).")],
+    size: Annotated[int | None, typer.Option(help="Board size, where the game has one.")] = None,
+    option: Annotated[list[str] | None, typer.Option(
+        "--option", help="Game option KEY=VALUE (repeatable).")] = None,
+    moves: Annotated[str | None, typer.Option(
+        help="Moves to play from the start, space-separated tokens.")] = None,
+    position: Annotated[str | None, typer.Option(
+        help="A position string (docs/ugi.md) instead of --moves.")] = None,
+    notation: Annotated[str | None, typer.Option(
+        help="Coordinates: gtp (letters skip i) or native (default: the game's).")] = None,
+    legal: Annotated[bool, typer.Option(help="Mark the legal moves.")] = False,
+    width: Annotated[int | None, typer.Option(min=16, max=8192,
+                                              help="Width in pixels.")] = None,
+    output: Annotated[Path | None, typer.Option(
+        "--output", "-o", help="Write FILE.svg or FILE.png (default: SVG on stdout).")] = None,
+) -> None:
+    """Draw a position of GAME with its true board, as SVG (or PNG with -o FILE.png)."""
+    from adapters.render import render_png, render_svg
+    from engine.core import GameError
+    from engine.notation import check_notation
+    from engine.registry import game_class, new_game
+
+    options = _option_pairs(option)
+    if size is not None:
+        options["size"] = size
+    if moves is not None and position is not None:
+        _fail("give --moves or --position, not both")
+    suffix = output.suffix.lower() if output is not None else ".svg"
+    if suffix not in (".svg", ".png"):
+        _fail(f"--output {str(output)!r}: expected a file name ending in .svg or .png")
+    try:
+        if position is not None:
+            the_game = game_class(game).from_position_string(position, **options)
+        else:
+            the_game = new_game(game, **options)
+        chosen = check_notation(notation) if notation else the_game.DEFAULT_NOTATION
+        for token in (moves or "").split():
+            the_game.play_text(token, chosen)
+        if output is None:
+            typer.echo(render_svg(the_game, notation=chosen, legal=legal, width=width))
+        elif suffix == ".png":
+            render_png(the_game, output, notation=chosen, legal=legal, width=width)
+        else:
+            output.write_text(
+                render_svg(the_game, notation=chosen, legal=legal, width=width) + "\n",
+                encoding="utf-8")
+    except (GameError, ValueError, OSError) as error:
+        _fail(str(error))
 
 
 @app.command()
