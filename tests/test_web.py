@@ -240,7 +240,7 @@ def test_watch_mode_plays_a_whole_game_then_undo_pauses(client: TestClient) -> N
         ws.send_json({"action": "new", "game": "brique", "options": {"size": "3"},
                       "mode": "watch", "time": 0.05})
         s = until(ws, finished)
-        assert s["result"]["winner"] in ("black", "white") and s["result"]["reason"]
+        assert s["result"]["winner"] in ("Black", "White") and s["result"]["reason"]
         ws.send_json({"action": "undo"})
         s = until(ws, lambda m: m["type"] == "state")
         assert s["result"] is None and s["paused"] is True
@@ -282,7 +282,7 @@ def test_replay_a_json_record_and_an_sgf(client: TestClient) -> None:
         assert s["mode"] == "replay" and s["replay"]["length"] == 11 and s["moves"] == []
         ws.send_json({"action": "step", "to": 11})
         s = until(ws, lambda m: m["type"] == "state")
-        assert s["moves"] == moves and s["result"]["winner"] == "black"
+        assert s["moves"] == moves and s["result"]["winner"] == "Black"
         ws.send_json({"action": "step", "to": 3})
         assert until(ws, lambda m: m["type"] == "state")["moves"] == moves[:3]
         assert error(ws, {"action": "step", "to": 12}) == "to: 12 is out of range 0..11"

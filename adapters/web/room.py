@@ -19,8 +19,8 @@ from adapters.web.clicks import NOTATION, Clicks, clicks_for
 from adapters.web.gtp_process import EngineGone, GtpProcess
 from adapters.web.records import RecordError, parse_record
 from engine.core import Game, GameError
-from engine.notation import Notation
 from engine.registry import GAMES, new_game
+from engine.search import MoveStat
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
@@ -57,10 +57,26 @@ class Lobby:
         return sum(1 for room in self.rooms if room.engine is not None)
 
 
-def render(game: Game[Any], notation: Notation, analysis: list[dict[str, Any]] | None) -> str:
-    from adapters.web.board import render_svg
+def render(game: Game[Any], analysis: list[dict[str, Any]] | None = None) -> str:
+    """The board picture, with the analysis overlay when one is given."""
+    from adapters.render import render_svg
 
-    return render_svg(game, notation=notation, last_move=True)
+    return render_svg(game, notation=NOTATION, analysis=move_stats(game, analysis or []))
+
+
+def move_stats(game: Game[Any], lines: list[dict[str, Any]]) -> list[MoveStat] | None:
+    """The renderer's statistics from parsed ``info`` groups (moves the game cannot read,
+    which never happens with our engine, are left out)."""
+    stats = []
+    for line in lines:
+        try:
+            move = game.parse_move(line["move"], NOTATION)
+            pv = tuple(game.parse_move(token, NOTATION) for token in line.get("pv", []))
+        except GameError:
+            continue
+        stats.append(MoveStat(move, int(line.get("visits", 0)),
+                              float(line.get("winrate", 0.0)), pv=pv))
+    return stats or None
 
 
 def parse_info(line: str) -> list[dict[str, Any]]:
@@ -247,12 +263,14 @@ class Room:
             args += ["--seed", str(seed)]
         await self._stop_engine()
         self.engine = await GtpProcess.start(args)
+        # the engine has started once it answers: the page's first click does not wait
+        await self._command("protocol_version")
         self.game, self.clicks = game, clicks_for(game)
         self.mode, self.engine_players, self.paused = mode, engine_players, False
         self.pending, self.hint, self.call = [], "", False
         self.replay_moves = replay or []
-        await self.send_state()
         self.maybe_think()
+        await self.send_state()
 
     async def act_click(self, message: dict[str, Any]) -> None:
         self._need_turn()
@@ -302,8 +320,8 @@ class Room:
         self.paused = self.mode == "watch"
         await self._undo(count)
         self.pending, self.hint = [], ""
-        await self.send_state()
         self.maybe_think()
+        await self.send_state()
 
     async def act_setup(self, message: dict[str, Any]) -> None:
         game = self._need_game()
@@ -340,8 +358,8 @@ class Room:
                 await self._engine_play(token)
         self.clicks = clicks_for(self.game)
         self.pending, self.hint, self.paused = [], "", self.mode == "watch"
-        await self.send_state()
         self.maybe_think()
+        await self.send_state()
 
     async def act_replay(self, message: dict[str, Any]) -> None:
         text = self._field(message, "record", str, "")
@@ -446,8 +464,8 @@ class Room:
             token += "!"
         await self._engine_play(token)
         self.pending, self.hint, self.call = [], "", False
-        await self.send_state()
         self.maybe_think()
+        await self.send_state()
 
     def maybe_think(self) -> None:
         game = self.game
@@ -468,12 +486,12 @@ class Room:
 
         async def on_line(line: str) -> None:
             if line.startswith("info"):
+                lines = parse_info(line)[:10]
                 await self.send({"type": "analysis", "player": side_label(game, game.to_move),
-                                 "moves": parse_info(line)[:10]})
+                                 "moves": lines, "svg": render(game, lines)})
             elif line.startswith("play "):
                 played.append(line.split()[1])
 
-        await self.send_state()
         try:
             ok, answer = await engine.command(
                 f"gtpgames-genmove_analyze {colour} {ANALYSIS_INTERVAL}", on_line)
@@ -493,8 +511,8 @@ class Room:
         else:
             game.play_text(move, NOTATION)
             self.pending, self.hint = [], ""
-        await self.send_state()
         self.maybe_think()
+        await self.send_state()
 
     # ------------------------------------------------------------------ state
 
@@ -506,7 +524,9 @@ class Room:
         outcome = game.outcome()
         result = None
         if outcome is not None:
-            winner = "draw" if outcome.winner is None else game.side_names[outcome.winner]
+            winner = "draw" if outcome.winner is None else (
+                side_label(game, outcome.winner) if game.num_players == 2
+                else game.side_names[outcome.winner].capitalize())
             result = {"winner": winner, "reason": outcome.reason}
         try:
             position = game.position_string()
@@ -523,7 +543,7 @@ class Room:
             "options": {k: str(v) for k, v in game.options.items()},
             "mode": self.mode,
             "engine": sorted(game.color_name(p) for p in self.engine_players),
-            "svg": render(game, NOTATION, None),
+            "svg": render(game),
             "moves": moves,
             "to_move": game.color_name(game.to_move),
             "to_move_label": side_label(game, game.to_move),

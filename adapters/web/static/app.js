@@ -68,20 +68,24 @@ function newGame() {
 
 // ------------------------------------------------------------------ the board
 
+// For tests and the curious: the last state and how many have come.
+window.gtp = { states: 0, state: null };
+
 function showState(s) {
   state = s;
+  window.gtp.states += 1;
+  window.gtp.state = s;
   $("error").textContent = "";
   if (!s.game) return;
-  $("board").innerHTML = s.svg;
-  const board = $("board").querySelector("svg");
-  if (board) board.addEventListener("click", onBoardClick);
-  for (const token of s.pending) {
-    for (const el of $("board").querySelectorAll(`[data-target="${token}"],[data-piece="${token}"]`)) el.classList.add("pending");
-  }
-  markTargets(s.targets);
+  if (s.game !== lastGame) { squareOrientation = {}; lastGame = s.game; }
+  drawBoard(s.svg);
   let status;
   if (s.result) {
-    status = s.result.winner === "draw" ? `Draw: ${s.result.reason}` : `${cap(s.result.winner)} wins: ${s.result.reason}`;
+    const head = s.result.winner === "draw" ? "Draw" : `${s.result.winner} wins`;
+    // the rules' reason often names the winner already ("Black wins: a chain joins...")
+    const reason = s.result.reason.toLowerCase().startsWith(head.toLowerCase())
+      ? s.result.reason.slice(head.length).replace(/^[:\s]+/, "") : s.result.reason;
+    status = `${head}: ${reason}`;
   } else if (s.thinking) {
     status = `${s.to_move_label} to move: the engine is thinking…`;
   } else {
@@ -101,6 +105,7 @@ function showState(s) {
     button.onclick = () => send({ action: "move", move });
     specials.append(button);
   }
+  $("orientation").hidden = s.game !== "trisq" || s.mode === "replay";
   $("call-label").hidden = s.game !== "brax" || s.mode === "replay";
   $("call").checked = s.call;
   $("legal").checked = s.legal;
@@ -126,7 +131,48 @@ function showState(s) {
   if (!s.thinking) $("analysis").tBodies[0].replaceChildren();
 }
 
-function cap(text) { return text.charAt(0).toUpperCase() + text.slice(1); }
+// Trisq: an empty square offers its h slots or its v slots (the renderer draws both
+// groups, the v one hidden); the page shows the orientation chosen for it.
+let orientation = "h";
+let squareOrientation = {};
+let lastGame = null;
+
+function showOrientation() {
+  const board = $("board").querySelector("svg");
+  if (!board) return;
+  const groups = [...board.querySelectorAll("g.slots[data-square]")];
+  const count = {};
+  for (const group of groups) count[group.dataset.square] = (count[group.dataset.square] || 0) + 1;
+  for (const group of groups) {
+    if (count[group.dataset.square] < 2) continue;  // a cut square: its own orientation
+    const chosen = squareOrientation[group.dataset.square] || orientation;
+    if (group.classList.contains(chosen)) group.removeAttribute("display");
+    else group.setAttribute("display", "none");
+  }
+}
+
+function drawBoard(svg) {
+  $("board").innerHTML = svg;
+  const board = $("board").querySelector("svg");
+  if (!board) return;
+  board.addEventListener("click", onBoardClick);
+  board.addEventListener("contextmenu", onBoardRightClick);
+  for (const token of state.pending) {
+    for (const el of board.querySelectorAll(`[data-target="${token}"],[data-piece="${token}"]`)) el.classList.add("pending");
+  }
+  markTargets(state.targets);
+  showOrientation();
+}
+
+function onBoardRightClick(event) {
+  const group = event.target.closest("g.slots[data-square]");
+  if (!group) return;
+  event.preventDefault();
+  const square = group.dataset.square;
+  const now = squareOrientation[square] || orientation;
+  squareOrientation[square] = now === "h" ? "v" : "h";
+  showOrientation();
+}
 
 function markTargets(targets) {
   const board = $("board").querySelector("svg");
@@ -148,14 +194,6 @@ function onBoardClick(event) {
 
 // ------------------------------------------------------------------ analysis
 
-// The place on the board that stands for a move: a point, a Trisq turn's first slot, the
-// end of a Brax path.
-function moveTarget(move) {
-  const first = move.replace("!", "").split("+")[0];
-  const path = first.split("-");
-  return path[path.length - 1];
-}
-
 function showAnalysis(message) {
   const body = $("analysis").tBodies[0];
   body.replaceChildren();
@@ -168,29 +206,7 @@ function showAnalysis(message) {
     pv.className = "pv";
     pv.textContent = (line.pv || []).join(" ");
   }
-  const board = $("board").querySelector("svg");
-  if (!board) return;
-  for (const old of board.querySelectorAll(".analysis-mark")) old.remove();
-  message.moves.slice(0, 5).forEach((line, i) => {
-    const el = board.querySelector(`[data-target="${moveTarget(line.move)}"],[data-piece="${moveTarget(line.move)}"]`);
-    if (!el) return;
-    const box = el.getBBox();
-    const ns = "http://www.w3.org/2000/svg";
-    const group = document.createElementNS(ns, "g");
-    group.setAttribute("class", i === 0 ? "analysis-mark best" : "analysis-mark");
-    const r = Math.max(Math.min(box.width, box.height) * 0.45, 9);
-    const circle = document.createElementNS(ns, "circle");
-    circle.setAttribute("cx", box.x + box.width / 2);
-    circle.setAttribute("cy", box.y + box.height / 2);
-    circle.setAttribute("r", r);
-    const text = document.createElementNS(ns, "text");
-    text.setAttribute("x", box.x + box.width / 2);
-    text.setAttribute("y", box.y + box.height / 2);
-    text.setAttribute("font-size", r * 0.9);
-    text.textContent = Math.round(line.winrate * 100);
-    group.append(circle, text);
-    board.append(group);
-  });
+  if (message.svg && state) drawBoard(message.svg);
 }
 
 // ------------------------------------------------------------------ wiring
@@ -219,6 +235,12 @@ async function start() {
   $("stop").onclick = () => send({ action: "stop" });
   $("call").onchange = () => send({ action: "call", on: $("call").checked });
   $("legal").onchange = () => send({ action: "legal", on: $("legal").checked });
+  $("orientation").onclick = () => {
+    orientation = orientation === "h" ? "v" : "h";
+    squareOrientation = {};
+    $("orientation").textContent = `empty squares: ${orientation}`;
+    showOrientation();
+  };
   $("copy-moves").onclick = () => copy("movetext");
   $("copy-position").onclick = () => copy("position");
   $("setup-button").onclick = () => send({ action: "setup", text: $("setup-text").value });
