@@ -33,9 +33,9 @@ pytestmark = [
 #: The form for each game: small boards, so that a game ends quickly.
 OPTIONS: dict[str, dict[str, str]] = {
     "brique": {"size": "5"}, "trisq": {"size": "4"}, "flicker": {"size": "5"},
-    "brax": {}, "bricka": {},
+    "brax": {"hunt": "on"}, "bricka": {},
 }
-MOVE_LIMIT = 400
+MOVE_LIMIT = 2000
 
 
 def free_port() -> int:
@@ -105,7 +105,11 @@ def test_whole_game_against_the_engine_by_clicking(server: str, browser: Any, sh
     page.wait_for_function("window.gtp.states > 0")
     page.select_option("#game", game)
     for key, value in OPTIONS[game].items():
-        page.fill(f"[data-option={key}]", value)
+        field = page.locator(f"[data-option={key}]")
+        if field.evaluate("el => el.tagName") == "SELECT":
+            field.select_option(value)
+        else:
+            field.fill(value)
     page.select_option("#mode", "engine")
     page.check("input[name=strength][value=time]")
     page.fill("#time", "0.05")
