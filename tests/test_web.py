@@ -4,7 +4,10 @@ with its bad inputs, through Starlette's TestClient (real engine processes behin
 from __future__ import annotations
 
 import json
+import socket
+import subprocess
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -16,6 +19,7 @@ from adapters.match_record import sgf_bytes
 from adapters.web.records import RecordError, parse_record
 from adapters.web.room import Caps, parse_info
 from adapters.web.server import MAX_MESSAGE, create_app
+from tests.test_e2e import COMMAND
 
 Message = dict[str, Any]
 GAMES = ("brique", "trisq", "flicker", "brax", "bricka")
@@ -409,3 +413,78 @@ def test_parse_info_reads_analysis_lines() -> None:
         {"move": "c3", "visits": 45, "winrate": 0.6222, "pv": ["c3", "swap", "b1", "c3"]},
         {"move": "a2", "visits": 30, "winrate": 0.5667, "proven": "win", "pv": ["a2", "b1"]},
     ]
+
+
+def serve_process(*flags: str) -> tuple[subprocess.Popen[bytes], int]:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    proc = subprocess.Popen([*COMMAND, "serve", "--port", str(port), *flags],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return proc, port
+
+
+def test_serve_binds_127_0_0_1_and_answers() -> None:
+    proc, port = serve_process("--max-games", "1")
+    try:
+        for _ in range(400):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/games") as answer:
+                    data = json.load(answer)
+                break
+            except OSError:
+                assert proc.poll() is None
+                time.sleep(0.05)
+        assert data["caps"]["max_games"] == 1
+        with pytest.raises(OSError):  # 127.0.0.1 only, not another address
+            socket.create_connection(("127.0.0.2", port), timeout=2).close()
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=10)
+    assert f"serving on http://127.0.0.1:{port}/" in err.decode()
+
+
+def test_serve_says_when_it_opens_the_app_to_others() -> None:
+    proc, port = serve_process("--host", "127.0.0.2")
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline().decode()
+        assert line == ("gtpgames: serving on 127.0.0.2: anyone who can reach it can open "
+                        "games\n")
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=10)
+
+
+@pytest.mark.parametrize(("flag", "value"), [("--port", "0"), ("--max-games", "0"),
+                                             ("--max-think", "0"), ("--idle", "0")])
+def test_serve_refuses_bad_flags(flag: str, value: str) -> None:
+    done = subprocess.run([*COMMAND, "serve", flag, value], capture_output=True, timeout=60)
+    assert done.returncode == 2
+    assert flag in done.stderr.decode()
+
+
+def test_stop_ends_the_search_and_pauses_the_engine_against_itself(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as ws:
+        ws.send_json({"action": "new", "game": "brique", "options": {"size": "7"},
+                      "mode": "watch", "time": 1.0})
+        until(ws, lambda m: m["type"] == "analysis")
+        ws.send_json({"action": "stop"})
+        s = until(ws, lambda m: m["type"] == "state" and m["paused"])
+        assert len(s["moves"]) == 1  # the move of the stopped search was played
+        s = state(ws)
+        assert s["thinking"] is False and len(s["moves"]) == 1
+        ws.send_json({"action": "go"})
+        s = until(ws, lambda m: m["type"] == "state" and not m["paused"])
+        assert s["thinking"] is True
+
+
+def test_undo_while_the_engine_thinks_takes_back_its_move_and_no_other_starts(
+        client: TestClient) -> None:
+    with client.websocket_connect("/ws") as ws:
+        ws.send_json({"action": "new", "game": "brique", "options": {"size": "7"},
+                      "mode": "watch", "time": 1.0})
+        until(ws, lambda m: m["type"] == "analysis")
+        ws.send_json({"action": "undo"})  # the search stops, its move is played, then undone
+        s = until(ws, lambda m: m["type"] == "state" and m["paused"])
+        assert s["moves"] == [] and s["thinking"] is False

@@ -132,6 +132,8 @@ class Room:
         self.paused = False
         self.show_legal = False
         self.think_task: asyncio.Task[None] | None = None
+        #: Set while an action stops the search: no new search starts before it is done.
+        self.holding = False
         self.replay_moves: list[str] = []
         self.replay_result = ""
         lobby.rooms.add(self)
@@ -150,9 +152,12 @@ class Room:
             await engine.close()
 
     async def _stop_thinking(self) -> None:
+        """Stop a running search (the engine plays its best move so far) and start no other
+        until the action that asked for this has run."""
         task = self.think_task
         if task is None or task.done():
             return
+        self.holding = True
         if self.engine is not None:
             with contextlib.suppress(EngineGone):
                 await self.engine.interrupt()
@@ -163,6 +168,7 @@ class Room:
 
     async def handle(self, message: object) -> None:
         """Run one action of the page; a refused one answers ``error``."""
+        self.holding = False
         try:
             if not isinstance(message, dict):
                 raise ActionError("a message is a JSON object with an action")
@@ -511,7 +517,8 @@ class Room:
         else:
             game.play_text(move, NOTATION)
             self.pending, self.hint = [], ""
-        self.maybe_think()
+        if not self.holding:  # an action stopped this search: it decides what comes next
+            self.maybe_think()
         await self.send_state()
 
     # ------------------------------------------------------------------ state
