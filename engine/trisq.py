@@ -263,6 +263,21 @@ class Trisq(Game[TrisqMove]):
             raise RuntimeError("Trisq: no legal turn in a running game (rules violated)")
         return moves
 
+    def playable_slots(self) -> set[int]:
+        """The slots some legal turn uses: the union of the slots of :meth:`legal_moves`,
+        found without listing the pairs of two placements that are legal on their own."""
+        if self._winner is not None:
+            return set()
+        mover = self._to_move
+        bad = self._defects(mover)
+        slots = {s for s, ok in enumerate(self._open) if ok and s not in bad}
+        if self._history:
+            for p in sorted(bad):
+                for q in self._fixers(p, bad[p]):
+                    if (p not in slots or q not in slots) and self._pair_ok(p, q, mover, bad):
+                        slots.update((p, q))
+        return slots
+
     def perft(self, depth: int) -> int:
         if depth == 0 or self._winner is not None:
             return 1

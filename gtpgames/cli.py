@@ -282,7 +282,9 @@ def render(
             output.write_text(
                 render_svg(the_game, notation=chosen, legal=legal, width=width) + "\n",
                 encoding="utf-8")
-    except (GameError, ValueError, OSError) as error:
+    except OSError as error:
+        _fail(f"cannot write {str(output)!r}: {error.strerror or error}")
+    except (GameError, ValueError, RuntimeError) as error:
         _fail(str(error))
 
 

@@ -109,11 +109,15 @@ def test_every_game_renders_well_formed_svg(name: str, notation: str) -> None:
     assert len(game.history) == 12 or game.is_over()
 
 
-@pytest.mark.parametrize("name", list(GAMES))
-def test_pieces_are_where_the_rules_core_has_them(name: str) -> None:
-    game = random_game(name, 30, seed=3)
-    root = parse(render_svg(game))
-    assert pieces(root) == expected_pieces(game, "gtp")
+@pytest.mark.parametrize(("name", "options"), [
+    *((name, {}) for name in GAMES), ("brax", {"players": 3}), ("brax", {"players": 4}),
+    ("brax", {"hunt": True}), ("brique", {"size": 4}), ("flicker", {"size": 25}),
+])
+def test_pieces_are_where_the_rules_core_has_them(name: str, options: dict[str, Any]) -> None:
+    game = random_game(name, 30, seed=3, **options)
+    for notation in ("gtp", "native"):
+        root = parse(render_svg(game, notation=notation))
+        assert pieces(root) == expected_pieces(game, notation)
 
 
 def expected_pieces(game: Game[Any], notation: Any) -> dict[str, set[str]]:
@@ -208,6 +212,18 @@ def test_trisq_four_polygons_per_square() -> None:
     assert len(empty_groups) == orientations.count(-1)
 
 
+def test_trisq_legal_overlay_is_the_union_of_the_legal_turns() -> None:
+    for seed in range(8):
+        game = random_game("trisq", 2 + 3 * seed, seed=seed, size=4)
+        if game.is_over():
+            continue
+        union = {slot for move in game.legal_moves() for slot in move}
+        assert game.playable_slots() == union  # type: ignore[attr-defined]
+        root = parse(render_svg(game, legal=True))
+        shown = {e.get("data-target") for e in elements(root, "slot legal")}
+        assert shown == {game.format_slot(s) for s in union}  # type: ignore[attr-defined]
+
+
 def test_trisq_polygons_come_from_the_rules_geometry() -> None:
     game = new_game("trisq", size=4)
     game.play_text("a1vne")
@@ -265,6 +281,17 @@ def test_brax_obligation_marks_the_forced_pieces() -> None:
     assert "Brax!" in caption
 
 
+def test_brax_obligation_that_lapses_is_said() -> None:
+    from engine.brax import Brax
+
+    # Red's a1 is forced but boxed in by its own pieces: the obligation lapses
+    game = Brax.from_position_string("1b7/9/9/9/9/9/9/r8/rr7 red a1 blue b9 0 -")
+    root = parse(render_svg(game))
+    assert {e.get("data-piece") for e in elements(root, "piece forced")} == {"a1"}
+    caption = "".join(next(elements(root, "caption")).itertext())
+    assert "Brax! Red must move one of: a1 (none can move: the obligation lapses)" in caption
+
+
 def test_bricka_30_cells_and_69_points() -> None:
     root = parse(render_svg(new_game("bricka")))
     cells = list(elements(root, "cell"))
@@ -318,6 +345,28 @@ def test_last_move_and_analysis_overlay() -> None:
     assert not list(elements(plain, "last-move"))
 
 
+@pytest.mark.parametrize("name", list(GAMES))
+def test_analysis_overlay_names_the_moves_of_every_game(name: str) -> None:
+    game = random_game(name, 5, seed=4)
+    moves = game.listed_moves()[:3]
+    stats = [MoveStat(move, 30 - k, 0.5, pv=tuple(moves)) for k, move in enumerate(moves)]
+    root = parse(render_svg(game, analysis=stats, notation="native"))
+    shown = [e.get("data-move") for e in elements(root, "stat")]
+    assert shown == [game.format_move(move, "native") for move in moves]
+    assert [e.get("data-move") for e in elements(root, "pv")] == ["1", "2", "3"]
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_caption_gives_the_result_once(name: str) -> None:
+    game = random_game(name, 1000, seed=0, **({"size": 5} if name in ("brique", "flicker",
+                                                                      "trisq") else {}))
+    outcome = game.outcome()
+    assert outcome is not None
+    caption = "".join(next(elements(parse(render_svg(game)), "caption")).itertext())
+    assert outcome.reason.split(":")[-1].strip() in caption
+    assert caption.lower().count("wins") + caption.lower().count("draw") == 1, caption
+
+
 def test_bad_arguments_raise() -> None:
     game = new_game("brique")
     with pytest.raises(ValueError, match="notation"):
@@ -352,6 +401,30 @@ def test_gtp_svg_is_one_well_framed_response() -> None:
     assert "gtpgames-svg" in (engine.handle_line("list_commands") or "")
 
 
+@pytest.mark.parametrize("args", ["0", "15", "4097", "legal legal", "100 200", "x", "\u00e9",
+                                  "-5", "1e3"])
+def test_gtp_svg_bad_arguments_fail_and_change_nothing(args: str) -> None:
+    engine, session = make_engine("brax")
+    engine.add_commands(svg_handlers(session))
+    engine.handle_line("play b e1-e2")
+    before = session.game.position_string()
+    response = engine.handle_line(f"gtpgames-svg {args}")
+    assert response is not None and response.startswith("? syntax error: invalid argument")
+    assert response.endswith("\n\n") and response.count("\n") == 2
+    assert session.game.position_string() == before
+
+
+def test_gtp_svg_over_the_real_process() -> None:
+    done = subprocess.run([*COMMAND, "gtp", "bricka"], input="play w f6\n1 gtpgames-svg\nquit\n",
+                          capture_output=True, text=True, timeout=60, check=True)
+    responses = done.stdout.split("\n\n")
+    assert responses[0] == "= " and responses[2] == "= " and responses[3] == ""
+    assert responses[1].startswith("=1 <svg") and "\n" not in responses[1]
+    root = parse(responses[1][3:])
+    assert pieces(root) == {"p1": {"f6"}}
+    assert len(list(elements(root, "blocked"))) == 11
+
+
 # ----------------------------------------------------------------------------- CLI
 
 
@@ -381,6 +454,8 @@ def test_cli_render_position_and_errors() -> None:
         (("render", "chess"), "unknown game"),
         (("render", "brique", "-o", "x.gif"), ".svg or .png"),
         (("render", "brique", "--moves", "c3", "--position", "x"), "not both"),
+        (("render", "brique", "-o", "/nonexistent/dir/x.png"), "cannot write"),
+        (("render", "trisq", "--position", "garbage"), "position string"),
     ):
         result = run(*args)
         assert result.returncode == 2

@@ -25,12 +25,14 @@ The document contract (what pages and scripts may rely on):
   ``class="piece pK"``, K the player who owns it (0: Black, Red in Trisq and Brax; 1: White,
   Blue; 2, 3: the further seats of Brax's team variants), or ``class="piece neutral"``
   (Bricka's neutral pieces).
-* Marks have their own classes: ``last-move``, ``legal`` (with ``legal=True``; Brax's
-  movable pieces also get ``data-moves="e1-e2 e1-e3 ..."``, their legal paths), ``fill``
-  (Brique), ``removable`` and ``restricted`` (Flicker), ``forced`` (Brax), ``blocked``
-  (Bricka), ``segment red``/``segment blue`` (Brax's lines, with ``data-colour``),
-  ``cell`` (Bricka's cells, ``data-cell="C01"``), ``side`` (Bricka's coloured sides,
-  ``data-side="light"``), and, with an analysis, ``<g class="stat" data-move= data-visits=
+* Marks have their own classes: ``last-move``; ``legal`` (with ``legal=True``; Brax's
+  movable pieces also get ``data-moves="e1-e2 e1-e3 ..."``, their legal paths); ``fill``
+  with ``data-fill`` and ``data-by`` (Brique: the square a stone on ``data-by`` would fill);
+  ``removable``, ``restricted no-place`` and ``restricted no-remove`` with ``data-point``
+  (Flicker); ``forced`` (Brax); ``blocked`` with ``data-point`` (Bricka); ``segment red`` /
+  ``segment blue`` with ``data-colour``, ``data-from``, ``data-to`` (Brax's lines); ``cell``
+  with ``data-cell="C01"`` (Bricka's cells); ``side`` with ``data-side="light|green|dark"``
+  (Bricka's coloured sides); with an analysis, ``<g class="stat" data-move= data-visits=
   data-winrate=>`` per move and ``<g class="pv" data-move="N">`` per step of the principal
   variation. Marks and overlays ignore the pointer (``pointer-events="none"``), so a click
   always reaches the place under it.
@@ -109,8 +111,12 @@ def render_png(
     last_move: bool = True,
     width: float | None = None,
 ) -> bytes:
-    """The picture of :func:`render_svg` as PNG bytes, also written to ``path`` if given."""
-    import cairosvg  # type: ignore[import-untyped]
+    """The picture of :func:`render_svg` as PNG bytes, also written to ``path`` if given.
+    Raises :class:`RuntimeError` if the cairo library that cairosvg drives is missing."""
+    try:
+        import cairosvg  # type: ignore[import-untyped]
+    except OSError as error:  # cairocffi cannot find libcairo
+        raise RuntimeError(f"PNG output needs the cairo library (libcairo2): {error}") from None
 
     text = render_svg(game, notation=notation, legal=legal, analysis=analysis,
                       last_move=last_move, width=width)

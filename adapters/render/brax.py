@@ -146,7 +146,10 @@ def render(game: Brax, options: Options, svg: Svg) -> tuple[float, float, str]:
     lines = [caption(game), *extra]
     if forced:
         names = " ".join(format_point(p % N, p // N, notation) for p in sorted(forced))
-        lines.insert(1, f"Brax! {player_word(game, game.to_move)} must move one of: {names}")
+        note = f"Brax! {player_word(game, game.to_move)} must move one of: {names}"
+        if not any(move.paths and move.paths[0][0] in forced for move in game.listed_moves()):
+            note += " (none can move: the obligation lapses)"
+        lines.insert(1, note)
     bottom = M + span + S / 2
     draw_caption(svg, view_w / 2, bottom + 34, lines[:3], 14)
     view_h = bottom + 34 + 14 * 1.3 * min(len(lines), 3) + 4

@@ -148,12 +148,16 @@ def caption(game: Game[Any]) -> str:
     outcome = game.outcome()
     if outcome is None:
         return f"{player_word(game, game.to_move)} to move"
+    reason = outcome.reason
     if outcome.winner is None:
-        return f"Draw: {outcome.reason}"
-    side = game.side_names[outcome.winner].capitalize()
-    if game.name in ("trisq", "brax") and game.num_players == 2:
-        side = ("Red", "Blue")[outcome.winner]
-    return f"{side} wins: {outcome.reason}"
+        head = "Draw"
+    else:
+        head = game.side_names[outcome.winner].capitalize() + " wins"
+        if game.name in ("trisq", "brax") and game.num_players == 2:
+            head = ("Red", "Blue")[outcome.winner] + " wins"
+    if reason.lower().startswith(head.lower()):
+        return reason[0].upper() + reason[1:]
+    return f"{head}: {reason}"
 
 
 def draw_caption(svg: Svg, x: float, y: float, lines: Sequence[str], size: float) -> None:

@@ -62,7 +62,7 @@ def render(game: Trisq, options: Options, svg: Svg) -> tuple[float, float, str]:
         last = set(game.history[-1])
     legal: set[int] = set()
     if options.legal and not game.is_over():
-        legal = {slot for move in game.legal_moves() for slot in move}
+        legal = game.playable_slots()
 
     svg.open("g", {"class_": "edges"})
     for y in (M - BAR - 2, M + side + 2):
