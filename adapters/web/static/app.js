@@ -20,7 +20,11 @@ function connect() {
     const message = JSON.parse(event.data);
     if (message.type === "state") showState(message);
     else if (message.type === "analysis") showAnalysis(message);
-    else if (message.type === "error") $("error").textContent = message.message;
+    else if (message.type === "error") {
+      $("error").textContent = message.message;
+      window.gtp.errors += 1;
+      window.gtp.error = message.message;
+    }
   };
 }
 
@@ -69,7 +73,7 @@ function newGame() {
 // ------------------------------------------------------------------ the board
 
 // For tests and the curious: the last state and how many have come.
-window.gtp = { states: 0, state: null };
+window.gtp = { states: 0, state: null, errors: 0, error: null };
 
 function showState(s) {
   state = s;
