@@ -279,6 +279,31 @@ def match(
 
 
 @app.command()
+def serve(
+    host: Annotated[str, typer.Option(
+        help="Address to listen on; anything but 127.0.0.1 opens the app to the network.")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="TCP port.")] = 8000,
+    max_games: Annotated[int, typer.Option(
+        min=1, max=256, help="Games open at once (one engine process each).")] = 4,
+    max_think: Annotated[float, typer.Option(
+        min=0.01, max=600.0, help="Longest thinking time of the engine per move, seconds.")
+    ] = 10.0,
+    idle: Annotated[float, typer.Option(
+        min=1.0, help="Seconds a silent page keeps its game before it is closed.")] = 1800.0,
+) -> None:
+    """Serve the browser app: play, watch and replay the games on their true boards."""
+    from adapters.web.room import Caps
+    from adapters.web.server import serve as run_server
+
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        typer.echo(f"gtpgames: serving on {host}: anyone who can reach it can open games",
+                   err=True)
+    typer.echo(f"gtpgames: serving on http://{host}:{port}/ (Ctrl-C to stop)", err=True)
+    run_server(host, port, Caps(max_games=max_games, max_think=max_think), idle)
+
+
+@app.command()
 def render(
     game: Annotated[str, typer.Argument(help="Game name (see `gtpgames games`).")],
     size: Annotated[int | None, typer.Option(help="Board size, where the game has one.")] = None,

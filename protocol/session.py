@@ -127,6 +127,7 @@ class GameSession:
             "gtpgames-legal_moves": self.legal_moves,
             "gtpgames-perft": self.perft,
             "gtpgames-result": self.result,
+            "gtpgames-position": self.position,
         }
 
     def color(self, token: str) -> int:
@@ -361,6 +362,20 @@ class GameSession:
             except ValueError as error:
                 raise GtpError(f"syntax error: {error}") from None
         return self.notation
+
+    def position(self, args: tuple[str, ...]) -> str:
+        """Without arguments the position string of the game; with one, set it up."""
+        if not args:
+            try:
+                return self.game.position_string()
+            except GameError as error:
+                raise GtpError(f"cannot write the position: {error}") from None
+        try:
+            game = type(self.game).from_position_string(" ".join(args), **self.game.options)
+        except GameError as error:
+            raise GtpError(f"syntax error: {error}") from None
+        self.replace_game(game)
+        return ""
 
     def legal_moves(self, args: tuple[str, ...]) -> str:
         arg.count(args, 0)

@@ -298,3 +298,25 @@ def test_notation_switch_changes_tokens() -> None:
     assert [session.game.format_move(m, "gtp") for m in session.game.history] == ["j10", "j3"]
     assert fail(gtp, "play b z1").startswith("syntax error: invalid move 'z1'")
     assert new_game("brique").name == "brique"
+
+
+@pytest.mark.parametrize("name", ["brique", "trisq", "flicker", "brax", "bricka"])
+def test_position_string_out_and_in(name: str) -> None:
+    gtp, session = make_engine(name, seed=3, **SMALL.get(name, {}))
+    for _ in range(4):
+        ok(gtp, f"genmove {session.game.color_name(session.game.to_move)}")
+    text = ok(gtp, "gtpgames-position")
+    assert text == session.game.position_string()
+    legal = ok(gtp, "gtpgames-legal_moves")
+    other, other_session = make_engine(name, seed=3, **SMALL.get(name, {}))
+    assert ok(other, f"gtpgames-position {text}") == ""
+    assert ok(other, "gtpgames-position") == text
+    assert ok(other, "gtpgames-legal_moves") == legal
+    before = position(other, other_session)
+    assert fail(other, "gtpgames-position zz b -").startswith("syntax error: ")
+    assert position(other, other_session) == before
+
+
+def test_position_of_a_team_game_fails_clearly() -> None:
+    gtp, _ = make_engine("brax", players=3)
+    assert fail(gtp, "gtpgames-position").startswith("cannot write the position: ")
