@@ -102,9 +102,11 @@ def run(config: MatchConfig) -> tuple[Match, float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=200)
-    parser.add_argument("--size", type=int, default=7)
-    parser.add_argument("--address", default=None)
+    parser.add_argument("--games", type=int, default=200, help="games per run (default 200)")
+    parser.add_argument("--size", type=int, default=7, help="Brique board size (default 7)")
+    parser.add_argument("--address", default=None,
+                        help="a running Ray cluster to use (default: start a head and a worker "
+                             "node on this machine)")
     args = parser.parse_args()
     # the cluster started here and this driver share a token of their own
     os.environ.setdefault("RAY_AUTH_MODE", "token")

@@ -42,7 +42,8 @@ def median_ms(call: Callable[[], object], runs: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--runs", type=int, default=50)
+    parser.add_argument("--runs", type=int, default=50,
+                        help="renders per game and kind, whose median is printed (default 50)")
     args = parser.parse_args()
     print(f"{'game':8} {'svg ms':>7} {'legal ms':>9} {'png ms':>7}  (median of {args.runs})")
     for name in POSITIONS:

@@ -14,6 +14,7 @@ commands, and the time it took to answer them, are counted between them.
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 import sys
@@ -22,12 +23,16 @@ import time
 
 
 def main() -> None:
-    if len(sys.argv) < 3 or sys.argv[1] in ("-h", "--help"):
-        print(__doc__)
-        sys.exit(0 if len(sys.argv) > 1 else 2)
-    log = open(sys.argv[1], "a", buffering=1, encoding="utf-8")  # noqa: SIM115
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("logfile", help="the file the commands are appended to")
+    parser.add_argument("engine", nargs=argparse.REMAINDER,
+                        help="the engine's command line (program and arguments)")
+    args = parser.parse_args()
+    if not args.engine:
+        parser.error("an engine command line is needed after LOGFILE")
+    log = open(args.logfile, "a", buffering=1, encoding="utf-8")  # noqa: SIM115
     lock = threading.Lock()
-    child = subprocess.Popen(sys.argv[2:], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    child = subprocess.Popen(args.engine, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert child.stdin is not None and child.stdout is not None
     out = child.stdout
     pid = os.getpid()

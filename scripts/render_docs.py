@@ -9,7 +9,7 @@ committed ones, so the pictures in the docs always show what the program draws.
 
 from __future__ import annotations
 
-import sys
+import argparse
 from pathlib import Path
 
 from adapters.render import render_svg
@@ -54,7 +54,10 @@ def write(folder: Path) -> list[Path]:
 
 
 def main() -> None:
-    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else IMAGES
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("folder", nargs="?", type=Path, default=IMAGES,
+                        help=f"where to write the pictures (default {IMAGES})")
+    folder = parser.parse_args().folder
     for path in write(folder):
         print(path)
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.core import Game, GameError
-from engine.notation import Notation
-from engine.trisq import Trisq
-from engine.trisq_geometry import slot_index, slot_parts
+from engine.games.core import Game, GameError
+from engine.games.notation import Notation
+from engine.games.trisq import Trisq
+from engine.games.trisq_geometry import slot_index, slot_parts
 
 NOTATION: Notation = "gtp"
 

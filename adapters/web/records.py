@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 from sgfmill import sgf  # type: ignore[import-untyped]
 
-from engine.core import GameError
-from engine.notation import format_point
-from engine.registry import new_game
+from engine.games.core import GameError
+from engine.games.notation import format_point
+from engine.games.registry import new_game
 
 
 class RecordError(ValueError):

@@ -18,9 +18,9 @@ from typing import Any
 from adapters.web.clicks import NOTATION, Clicks, clicks_for
 from adapters.web.gtp_process import EngineGone, GtpProcess
 from adapters.web.records import RecordError, parse_record
-from engine.core import Game, GameError
-from engine.registry import GAMES, new_game
-from engine.search import MoveStat
+from engine.games.core import Game, GameError
+from engine.games.registry import GAMES, new_game
+from engine.search.base import MoveStat
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 

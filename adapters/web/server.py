@@ -31,7 +31,7 @@ MAX_MESSAGE = 256 * 1024
 
 def games_list() -> list[dict[str, Any]]:
     """Every game with its options, for the page's form."""
-    from engine.registry import GAMES, game_class
+    from engine.games.registry import GAMES, game_class
 
     out = []
     for name in GAMES:

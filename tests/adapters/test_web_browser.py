@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_e2e import COMMAND
+from tests.protocol.test_e2e import COMMAND
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

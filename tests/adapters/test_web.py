@@ -19,7 +19,7 @@ from adapters.match_record import sgf_bytes
 from adapters.web.records import RecordError, parse_record
 from adapters.web.room import Caps, parse_info
 from adapters.web.server import MAX_MESSAGE, create_app
-from tests.test_e2e import COMMAND
+from tests.protocol.test_e2e import COMMAND
 
 Message = dict[str, Any]
 GAMES = ("brique", "trisq", "flicker", "brax", "bricka")
