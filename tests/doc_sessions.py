@@ -62,7 +62,8 @@ NOT_EXAMPLES: dict[tuple[str, str], str] = {
         "the command that draws the picture above (tests/adapters/test_render.py keeps it fresh)",
     ("docs/protocol.md", "play b b2"): "an SVG answer cut short (tests/adapters/test_render.py)",
     ("docs/render.md", "gtpgames render GAME [--size N]"): "a synopsis",
-    ("docs/web.md", "gtpgames serve [--host 127.0.0.1]"): "a synopsis (a server that runs until stopped)",
+    ("docs/web.md", "gtpgames serve [--host 127.0.0.1]"):
+        "a synopsis (a server that runs until stopped)",
     ("docs/render.md", 'gtpgames render brique --size 9 --moves "e5 d4 e4" -o brique.png'):
         "writes a PNG file (tests/adapters/test_render.py runs the command)",
     ("docs/rules/brax.md", "     A   B   C   D   E   F   G   H   I"): "the board drawn",

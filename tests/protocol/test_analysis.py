@@ -11,14 +11,13 @@ from typing import Any
 from pexpect.popen_spawn import PopenSpawn
 
 from engine.games.registry import new_game
-from engine.search import kernels
 from engine.search.players import Limit
 from engine.search.registry import make_player
 from protocol.engine import GtpEngine
 from protocol.server import build_engine
 from protocol.session import GameSession
 from tests.gtp_helpers import fail
-from tests.protocol.test_e2e import COMMAND
+from tests.protocol.test_e2e import COMMAND, warm
 
 FIELDS = re.compile(
     r"move (\S+) visits (\d+) winrate (0|1|0\.\d{1,4})"
@@ -118,9 +117,9 @@ def test_analysis_argument_errors() -> None:
 
 def test_analyze_over_the_real_process() -> None:
     # The process waits for the Brique kernel before its first search bounded by playouts;
-    # with a cold cache that is a compilation of many seconds. Compile it here first, with no
+    # with a cold cache that is a compilation of many seconds. Compile it first, with no
     # time bound: the process finds it in the cache directory it shares with this one.
-    kernels.warmup(["brique"])
+    warm("brique")
     proc = PopenSpawn([*COMMAND, "gtp", "brique", "--size", "5", "--seed", "1"], timeout=20,
                       encoding="utf-8")
     proc.send("1 gtpgames-analyze 5\n")

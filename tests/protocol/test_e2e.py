@@ -3,6 +3,7 @@ GTP controller drives it."""
 
 from __future__ import annotations
 
+import functools
 import shutil
 import subprocess
 import sys
@@ -14,6 +15,15 @@ from pexpect.popen_spawn import PopenSpawn
 
 SCRIPT = Path(sys.executable).with_name("gtpgames")
 COMMAND = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "gtpgames"]
+
+
+@functools.cache
+def warm(game: str) -> None:
+    """Load (on a cold cache: compile) ``game``'s kernel through the command the tests spawn,
+    with no time bound, so that a spawned engine finds it in the cache. Through the command,
+    not in this process: an installed copy of the sources and the source tree are different
+    files to numba's cache, and a child would compile them again."""
+    subprocess.run([*COMMAND, "warmup", game], capture_output=True, timeout=600, check=True)
 
 
 def spawn(*args: str) -> PopenSpawn:
@@ -32,6 +42,7 @@ def test_console_script_is_installed() -> None:
 
 
 def test_session_framing_over_pipes() -> None:
+    warm("brique")  # genmove below waits for the kernel
     proc = spawn("brique", "--size", "5", "--seed", "1")
     assert exchange(proc, b"1 protocol_version\n") == b"=1 2\n\n"
     assert exchange(proc, b"# a comment line\n\n   \n2 name # trailing comment\n") == (
@@ -64,10 +75,8 @@ def test_end_of_input_exits_cleanly() -> None:
 
 def test_stdout_carries_only_responses() -> None:
     # The genmove waits for the Brique kernel, and a cold cache would compile it (a line on
-    # stderr when it starts and ends): compile it here first, in the cache the process shares.
-    from engine.search import kernels
-
-    kernels.warmup(["brique"])
+    # stderr when it starts and ends): compile it first, in the cache the process shares.
+    warm("brique")
     script = b"1 name\nplay b a1\nnosuch\n2 genmove w\nshowboard\nquit\n"
     done = subprocess.run(
         [*COMMAND, "gtp", "brique", "--seed", "3"], input=script, capture_output=True,
