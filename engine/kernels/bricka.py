@@ -271,6 +271,8 @@ def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
     while True:
         retries = knowledge
         move = -1
+        checked = False  # whether ``neutral`` below is already known for ``move``
+        neutral = False
         while True:
             move = -1
             for _ in range(16):
@@ -287,7 +289,9 @@ def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
                 if m > 0:
                     move = buf[rand_below(rng, m)]
             if move < 0 or retries == 0:
+                checked = False
                 break
+            checked = True
             neutral = False
             for j in range(t.cells_of.shape[1]):
                 c = t.cells_of[move, j]
@@ -313,14 +317,15 @@ def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
         passed = 0
         last = move
         free -= 1
-        neutral = False
-        for j in range(t.cells_of.shape[1]):
-            c = t.cells_of[move, j]
-            if c < 0:
-                break
-            if 2 * (counts[4 * c + mover] + 1) > counts[4 * c + 3] - counts[4 * c + 2]:
-                neutral = True
-                break
+        if not checked:
+            neutral = False
+            for j in range(t.cells_of.shape[1]):
+                c = t.cells_of[move, j]
+                if c < 0:
+                    break
+                if 2 * (counts[4 * c + mover] + 1) > counts[4 * c + 3] - counts[4 * c + 2]:
+                    neutral = True
+                    break
         v = 2 if neutral else mover
         s[move] = v
         for j in range(t.cells_of.shape[1]):
