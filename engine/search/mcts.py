@@ -114,17 +114,24 @@ class Mcts(Searcher):
         self.widen_threshold = widen_threshold
         self._root: Node | None = None
         self._root_key: tuple[Any, ...] = ()
+        #: The root's game (its position and history), for :meth:`_find_root`.
+        self._root_game: Game[Any] | None = None
         self._widen = False
 
     # ------------------------------------------------------------------ tree reuse
 
     def _find_root(self, game: Game[Any], widen: bool) -> Node:
+        """The last search's node of ``game``'s position, or a new root. The moves that
+        ``game``'s history adds to the last root's must lead from the root's position to
+        ``game``'s (a game set up from a position string has a short history: equal histories
+        do not make equal positions)."""
         history = tuple(game.history)
         key = (type(game), tuple(sorted(game.options.items())), widen)
         old = self._root
-        if self.reuse and old is not None and self._root_key[:1] == (key,):
-            played = self._root_key[1:]
-            if history[: len(played)] == played:
+        before = self._root_game
+        if self.reuse and old is not None and before is not None and self._root_key == key:
+            played = tuple(before.history)
+            if history[: len(played)] == played and self._leads_to(before, history, game):
                 node: Node | None = old
                 for move in history[len(played):]:
                     assert node is not None
@@ -132,12 +139,23 @@ class Mcts(Searcher):
                     if node is None:
                         break
                 if node is not None and not node.terminal:
-                    self._root, self._root_key = node, (key, *history)
+                    self._root, self._root_game = node, game.copy()
                     return node
         side = game.side_of(game.to_move)
         root = Node(None, -1, side)
-        self._root, self._root_key = root, (key, *history)
+        self._root, self._root_key, self._root_game = root, key, game.copy()
         return root
+
+    @staticmethod
+    def _leads_to(before: Game[Any], history: tuple[Any, ...], game: Game[Any]) -> bool:
+        """Whether the moves ``history`` adds to ``before``'s history, played from
+        ``before``'s position, reach ``game``'s position."""
+        replay = before.copy()
+        for move in history[len(before.history):]:
+            if replay.is_over() or not replay.is_legal(move):
+                return False
+            replay.play(move)
+        return replay.position_string() == game.position_string()
 
     # ------------------------------------------------------------------ the search
 

@@ -134,7 +134,7 @@ def replay_turns(start: Trisq, rec: Any, pending: list[int]) -> Trisq:
     return replay
 
 
-@pytest.mark.parametrize("knowledge", [0, 1])
+@pytest.mark.parametrize("knowledge", [0, 1, 2])
 @pytest.mark.parametrize("size", [4, 5, 8])
 def test_playouts_replay_through_play_text(kernel: Any, size: int, knowledge: int) -> None:
     """Kernel playouts, from turn starts (Red's first turn included) and from the middle of

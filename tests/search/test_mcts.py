@@ -175,6 +175,29 @@ def test_no_reuse_after_another_line() -> None:
     assert search._root is not None and search._root.visits == 50
 
 
+def test_no_reuse_for_another_position_with_the_same_history() -> None:
+    from engine.games.brique import Brique
+
+    search = Mcts()
+    rng = random.Random(1)
+    start = Brique.from_position_string("5/5/5/5/5 b -")  # no history
+    search.search(start, Limit(playouts=300), rng)
+    # Another position with an empty history: equal histories, other positions.
+    played = Brique(size=5)
+    for text in ("a1", "e5", "b2", "d4"):
+        played.play(played.parse_move(text))
+    other = Brique.from_position_string(played.position_string())
+    assert not other.history
+    found = search.search(other, Limit(playouts=50), rng)
+    assert search._root is not None and search._root.visits == 50
+    for stat in found.stats:
+        assert other.is_legal(stat.move), other.format_move(stat.move)
+    # "c3" continues both histories, and the position of the tree's root: the tree is kept.
+    other.play(other.parse_move("c3"))
+    search.search(other, Limit(playouts=50), rng)
+    assert search._root is not None and search._root.visits > 50
+
+
 def test_trisq_8x8_uses_progressive_widening() -> None:
     game = new_game("trisq")
     rng = random.Random(2)

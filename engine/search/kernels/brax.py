@@ -28,8 +28,9 @@ allowed has both codes legal, as :meth:`engine.games.brax.Brax.legal_moves` list
 Playout: each turn picks one of the mover's legal paths (the forced pieces' paths if one can
 move, X11), at knowledge 0 uniformly, at knowledge 1 by the capture-first policy of
 :func:`engine.games.brax.capture_choice` (its rate and sample count are passed in the tables);
-then, as :meth:`engine.games.brax.Brax.random_playout` does, a call is tried with probability 1/2
-when the mover did not call on its last turn, and made if it is allowed. With ``nocapture``
+then, at knowledge 1 and 2, as :meth:`engine.games.brax.Brax.random_playout` does, a call is tried
+with probability 1/2 when the mover did not call on its last turn, and made if it is allowed
+(uniform playouts never call, as the C reference plays them). With ``nocapture``
 on a game cannot outlast 1400 plies; with it off a playout stops unfinished after
 :data:`MAX_PLIES` plies (scored as a draw, its state keeps no result). Knowledge 2 plays
 capture-first turns for :data:`CUTOFF` plies at most and scores a playout still running by
@@ -472,8 +473,9 @@ def _landing(t: Any, s: Any, code: int, me: int) -> int:
 
 
 def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
-    """Random turns (uniform paths, or captures first at ``knowledge`` 1 and 2), each with a
-    call tried half the time, until the game ends or :data:`MAX_PLIES` plies. At knowledge 2
+    """Random turns until the game ends or :data:`MAX_PLIES` plies: at ``knowledge`` 0 a
+    path drawn uniformly among the legal ones, never a call (as the C reference plays); at
+    knowledge 1 and 2 captures first, each turn with a call tried half the time. At knowledge 2
     a playout still running after ``t.cutoff`` plies is scored by material: a draw with
     probability q / 100 after q plies without capture (X14's 100-ply draw draws near), else
     each side wins with probability its share of the pieces on the board: every piece
@@ -520,7 +522,8 @@ def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
         else:
             j = rand_below(rng, n)
         move = out[j]
-        if s[CALLED + me] == 0 and rand_unit(rng) < 0.5:
+        # Uniform playouts (knowledge 0) never call, as the C reference plays them.
+        if knowledge > 0 and s[CALLED + me] == 0 and rand_unit(rng) < 0.5:
             if _call_ok(t, s, move, _pre_call(t, s, me)):
                 move += 1
         rec[1 + 2 * count] = move

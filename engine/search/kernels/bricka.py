@@ -9,11 +9,13 @@ move, the result (-1 none, 0/1 the winner, 2 a draw), the previous placement (-1
 or at the start), whether the previous turn was a pass, and the number of free points.
 Move codes: an intersection 0..68, or 69 for the (forced) pass.
 
-The playout draws a free point uniformly, rejecting the points the previous placement blocks
-(K4), and plays it with the same array rules as the tree (flood fill from the new piece). At
-knowledge k it draws again, k times at most, when the piece would turn neutral (K5): a player
-keeps their pieces in their own colour where they can, which counts in the end by count
-(K10) and keeps the opponent's chains from using them.
+The tree plays moves with :func:`_play` (a flood fill from the new piece). The playout draws
+a free point uniformly, rejecting the points the previous placement blocks (K4), as the C
+reference does, and keeps its own structures: per-cell counts for K5 and a union-find per
+colour whose roots carry the sides their component touches. At knowledge k it draws again, k
+times at most, when the piece would turn neutral (K5): a player keeps their pieces in their
+own colour where they can, which counts in the end by count (K10) and keeps the opponent's
+chains from using them.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import numpy as np
 from engine.games.bricka import PASS, Bricka
 from engine.games.core import Game
 from engine.search.kernels.mcts import Codec
-from engine.search.kernels.rt import inline, r_play, rand_below, register
+from engine.search.kernels.rt import inline, rand_below, register
 
 I32 = np.int32
 N = 69
@@ -191,48 +193,164 @@ def _play(t: Any, s: Any, w: Any, move: int) -> None:
         s[S_RESULT] = _count(s)
 
 
+@inline
+def _find(parent: Any, x: int) -> int:
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
+
+
+@inline
+def _add(t: Any, s: Any, parent: Any, mask: Any, p: int, player: int) -> bool:
+    """Join the piece on ``p`` to ``player``'s union-find (own and neutral pieces, each
+    component's root carrying the 6-bit mask of the sides it touches); whether its component
+    now joins a pair of opposite sides. ``player``'s entries are ``N * player`` on."""
+    base = N * player
+    root = _find(parent, base + p)
+    bits = mask[root] | t.side_bit[p]
+    for k in range(t.nbr.shape[1]):
+        q = t.nbr[p, k]
+        if q < 0:
+            break
+        v = s[q]
+        if v == player or v == 2:
+            other = _find(parent, base + q)
+            if other != root:
+                parent[other] = root
+                bits |= mask[other]
+    mask[root] = bits
+    return bool((bits & 3) == 3 or (bits & 12) == 12 or (bits & 48) == 48)
+
+
 def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
-    """Uniform placements among the unblocked free points; a point where the mover's piece
-    would turn neutral is drawn again, ``knowledge`` times at most."""
+    """Placements drawn uniformly among the unblocked free points, as the C reference does:
+    rejection over the 69 points, the exact list after 16 misses, a pass when there is none.
+    At ``knowledge`` k > 0 (the search's playouts), a point where the mover's piece would turn
+    neutral (K5) is drawn again, k times at most. Per-cell counts of each colour and of
+    neutral pieces decide K5, and a union-find per colour (own and neutral pieces) with the
+    sides each component touches decides the wins: nothing is scanned per placement.
+
+    Scratch ``w``: the union-finds (two times 69 parents and masks), the cell counts (four a
+    cell: Black, White, neutral, size) and a list of points."""
     rec[0] = 0
-    free = w[3 * N: 4 * N]
-    k = 0
+    if s[S_RESULT] >= 0:
+        return int(s[S_RESULT])
+    cells = t.cells.shape[0]
+    parent = w[0: 2 * N]
+    mask = w[2 * N: 4 * N]
+    counts = w[4 * N: 4 * N + 4 * cells]
+    buf = w[4 * N + 4 * cells: 5 * N + 4 * cells]
+    for c in range(cells):
+        counts[4 * c] = 0
+        counts[4 * c + 1] = 0
+        counts[4 * c + 2] = 0
+        counts[4 * c + 3] = t.cell_size[c]
     for p in range(N):
-        if s[p] == -1:
-            free[k] = p
-            k += 1
-    count = 0
-    while s[S_RESULT] < 0:
-        last = s[S_LAST]
-        blocked = 0
-        if last >= 0:
-            for j in range(t.blocked_list.shape[1]):
-                q = t.blocked_list[last, j]
-                if q < 0:
-                    break
-                if s[q] == -1:
-                    blocked += 1
-        if blocked == k:
-            move = PASS_CODE
-        else:
-            retries = knowledge
-            while True:
-                j = rand_below(rng, k)
-                move = free[j]
-                if last >= 0 and t.blocked[last, move] != 0:
-                    continue
-                if retries > 0 and _majority(t, s, move, s[S_TO_MOVE]):
-                    retries -= 1  # one more draw instead of a piece that turns neutral
-                    continue
+        parent[p] = p
+        parent[N + p] = N + p
+        mask[p] = t.side_bit[p]
+        mask[N + p] = t.side_bit[p]
+    for p in range(N):
+        v = s[p]
+        if v < 0:
+            continue
+        for j in range(t.cells_of.shape[1]):
+            c = t.cells_of[p, j]
+            if c < 0:
                 break
-            k -= 1
-            free[j] = free[k]
-        rec[1 + 2 * count] = move
-        rec[2 + 2 * count] = s[S_TO_MOVE]
+            counts[4 * c + v] += 1
+        for player in range(2):
+            if v == player or v == 2:
+                _add(t, s, parent, mask, p, player)
+    free = s[S_FREE]
+    last = s[S_LAST]
+    passed = s[S_PASSED]
+    mover = s[S_TO_MOVE]
+    count = 0
+    result = -1
+    while True:
+        retries = knowledge
+        move = -1
+        checked = False  # whether ``neutral`` below is already known for ``move``
+        neutral = False
+        while True:
+            move = -1
+            for _ in range(16):
+                p = rand_below(rng, N)
+                if s[p] == -1 and (last < 0 or t.blocked[last, p] == 0):
+                    move = p
+                    break
+            if move < 0:
+                m = 0
+                for p in range(N):
+                    if s[p] == -1 and (last < 0 or t.blocked[last, p] == 0):
+                        buf[m] = p
+                        m += 1
+                if m > 0:
+                    move = buf[rand_below(rng, m)]
+            if move < 0 or retries == 0:
+                checked = False
+                break
+            checked = True
+            neutral = False
+            for j in range(t.cells_of.shape[1]):
+                c = t.cells_of[move, j]
+                if c < 0:
+                    break
+                if 2 * (counts[4 * c + mover] + 1) > counts[4 * c + 3] - counts[4 * c + 2]:
+                    neutral = True
+                    break
+            if not neutral:
+                break
+            retries -= 1  # one more draw instead of a piece that turns neutral
+        rec[1 + 2 * count] = PASS_CODE if move < 0 else move
+        rec[2 + 2 * count] = mover
         count += 1
-        r_play(t, s, w, move)
+        if move < 0:
+            last = -1
+            mover = 1 - mover
+            if passed == 1:
+                result = _count(s)
+                break
+            passed = 1
+            continue
+        passed = 0
+        last = move
+        free -= 1
+        if not checked:
+            neutral = False
+            for j in range(t.cells_of.shape[1]):
+                c = t.cells_of[move, j]
+                if c < 0:
+                    break
+                if 2 * (counts[4 * c + mover] + 1) > counts[4 * c + 3] - counts[4 * c + 2]:
+                    neutral = True
+                    break
+        v = 2 if neutral else mover
+        s[move] = v
+        for j in range(t.cells_of.shape[1]):
+            c = t.cells_of[move, j]
+            if c < 0:
+                break
+            counts[4 * c + v] += 1
+        other = 1 - mover
+        if _add(t, s, parent, mask, move, mover):
+            result = mover
+        elif neutral and _add(t, s, parent, mask, move, other):
+            result = other
+        elif free == 0:
+            result = _count(s)
+        mover = other
+        if result >= 0:
+            break
     rec[0] = count
-    return int(s[S_RESULT])
+    s[S_RESULT] = result
+    s[S_TO_MOVE] = mover
+    s[S_LAST] = last
+    s[S_PASSED] = passed
+    s[S_FREE] = free
+    return int(result)
 
 
 register(
@@ -271,7 +389,7 @@ class BrickaCodec(Codec):
         return s
 
     def sizes(self, game: Game[Any]) -> tuple[int, int, int]:
-        return N + 1, N + 1, 4 * N + 4
+        return N + 1, N + 1, 6 * N + 4 * len(tables_for().cell_size)
 
     def move(self, game: Game[Any], code: int) -> int:
         return PASS if code == PASS_CODE else code

@@ -31,7 +31,7 @@ from engine.games.core import Game
 from engine.games.flicker import PASS, PLACE, REMOVE, SWAP, Flicker, FlickerMove
 from engine.games.grid import swap_mirror
 from engine.search.kernels.mcts import Codec
-from engine.search.kernels.rt import inline, r_legal, r_play, rand_below, register
+from engine.search.kernels.rt import inline, r_legal, rand_below, register
 
 I64 = np.int64
 K_NONE, K_PLACE, K_REMOVE, K_PASS, K_SWAP = 0, 1, 2, 3, 4
@@ -264,29 +264,112 @@ def _allowed(t: Any, s: Any, code: int) -> bool:
     return _weak(t, s, i)
 
 
+@inline
+def _slot(s: Any, base: int, table: Any, hmask: int, key: int) -> int:
+    """The slot of ``key`` in the open-addressing ``table`` (entries: indexes of keys in the
+    state from ``base`` on, -1 empty): where it is, or the empty slot where it would go."""
+    h = (key ^ (key >> 29)) & hmask
+    while table[h] >= 0 and s[base + table[h]] != key:
+        h = (h + 1) & hmask
+    return h
+
+
+@inline
+def _play_hashed(t: Any, s: Any, w: Any, move: int, table: Any, hmask: int) -> None:
+    """:func:`_play` with the repetition found through ``table`` (the keys of the game so
+    far) instead of a scan of the keys."""
+    size = t.n * t.n
+    p = s[size + TO_MOVE]
+    nkeys = s[size + NKEYS]
+    key = s[size + KEYS + nkeys - 1] ^ t.zob[0, 0]
+    if move < size:
+        kind = K_PLACE
+        point = move
+        s[point] = p + 1
+        key ^= t.zob[p + 1, point]
+    elif move < 2 * size:
+        kind = K_REMOVE
+        point = move - size
+        s[point] = 0
+        key ^= t.zob[2 - p, point]
+    elif move == 2 * size:
+        kind = K_SWAP
+        point = -1
+        black = s[size + FIRST]
+        white = t.mirror[black]
+        s[black] = 0
+        s[white] = 2
+        key ^= t.zob[1, black] ^ t.zob[2, white]
+    else:
+        kind = K_PASS
+        point = -1
+    s[size + PREV_KIND] = s[size + LAST_KIND]
+    s[size + LAST_KIND] = kind
+    s[size + LAST_POINT] = point
+    if s[size + PLIES] == 0 and s[size + FIRST] != -2:
+        s[size + FIRST] = point
+    s[size + PLIES] += 1
+    s[size + TO_MOVE] = 1 - p
+    h = _slot(s, size + KEYS, table, hmask, key)
+    if kind == K_PLACE and _connects(t, s, w, point, p):
+        s[size + RESULT] = p
+    elif table[h] >= 0:
+        s[size + RESULT] = 2
+    if nkeys < s.shape[0] - size - KEYS:
+        s[size + KEYS + nkeys] = key
+        s[size + NKEYS] = nkeys + 1
+        if table[h] < 0:
+            table[h] = nkeys
+    elif s[size + RESULT] < 0:
+        s[size + RESULT] = 2  # out of key room: never reached within the playout bound
+
+
 def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
-    """Uniformly random legal moves: a random placement or removal code is drawn until one
-    is legal (rejection sampling, so still uniform); after 32 misses, or on White's first
-    turn (the swap), the legal moves are listed."""
+    """Uniformly random legal moves, drawn as the C reference draws them: legal moves map
+    one-to-one onto points (an empty point: a placement; an enemy stone: its removal), so a
+    point is drawn uniformly (one more for the swap on its turn) until its move is legal
+    (rejection: still uniform); after 16 misses the legal moves are listed. The keys of the
+    game so far go into an open-addressing table in the scratch space (their indexes), so a
+    repetition is one probe, not a scan. A connection is found by a flood fill from the new
+    stone: Flicker's chains stay short (stones are removed), and a union-find rebuilt after
+    every lost stone measured slower. A playout longer than four moves per point stops
+    unfinished (a draw)."""
     size = t.n * t.n
     out = w[3 * size: 6 * size]
+    table = w[6 * size + 4:]
+    length = 1
+    while 2 * length <= table.shape[0]:
+        length *= 2
+    hmask = length - 1
+    for h in range(length):
+        table[h] = -1
+    base = size + KEYS
+    for j in range(s[size + NKEYS]):
+        h = _slot(s, base, table, hmask, s[base + j])
+        if table[h] < 0:
+            table[h] = j
     most = 4 * size
     count = 0
     while s[size + RESULT] < 0 and count < most:
         move = -1
-        if s[size + PLIES] != 1:
-            for _ in range(32):
-                code = rand_below(rng, 2 * size)
-                if _allowed(t, s, code):
-                    move = code
-                    break
+        p = s[size + TO_MOVE]
+        span = size + 1 if p == 1 and s[size + PLIES] == 1 and _pie(t, s) else size
+        for _ in range(16):
+            i = rand_below(rng, span)
+            if i == size:
+                move = 2 * size  # the swap
+                break
+            code = i if s[i] == 0 else size + i
+            if _allowed(t, s, code):
+                move = code
+                break
         if move < 0:
             k = r_legal(t, s, out)
             move = out[rand_below(rng, k)]
         rec[1 + 2 * count] = move
-        rec[2 + 2 * count] = s[size + TO_MOVE]
+        rec[2 + 2 * count] = p
         count += 1
-        r_play(t, s, w, move)
+        _play_hashed(t, s, w, move, table, hmask)
     rec[0] = count
     result = s[size + RESULT]
     return int(result) if result >= 0 else 2
@@ -359,7 +442,12 @@ class FlickerCodec(Codec):
 
     def sizes(self, game: Game[Any]) -> tuple[int, int, int]:
         size = game.board_size ** 2
-        return 2 * size + 2, 2 * size + 2, 6 * size + 4
+        assert isinstance(game, Flicker)
+        # The playout's table of keys: a power of two, at most half full.
+        length = 1
+        while length < 2 * self._room(game, len(game.earlier_keys())):
+            length *= 2
+        return 2 * size + 2, 2 * size + 2, 6 * size + 4 + length
 
     def meaning(self, game: Game[Any], state: np.ndarray[Any, Any]) -> list[int]:
         """The points, the player to move, the result, the restrictions, the swap while it

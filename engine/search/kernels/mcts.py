@@ -302,14 +302,34 @@ def run(t: Any, root: Any, tree: Any, scratch: Any, rng: Any, params: Any, iters
 
 
 @jit
-def playouts(t: Any, root: Any, scratch: Any, rng: Any, knowledge: int, n: int) -> int:
-    """Run ``n`` playouts from ``root`` (for the figures); return the first player's wins."""
+def playouts(
+    t: Any, root: Any, scratch: Any, rng: Any, knowledge: int, n: int, stats: Any
+) -> int:
+    """Run ``n`` playouts from ``root`` (for the figures and the benchmarks); return the
+    first player's wins (the player to move at ``root``). ``stats`` (five floats) gains the
+    first player's wins, the second's, the draws, and the sum and the sum of squares of the
+    playouts' lengths in turns (a turn: the moves of one player in a row)."""
     s, w, _buf, rec = scratch[0], scratch[1], scratch[2], scratch[3]
+    first = r_to_move(t, root)
     wins = 0
     for _ in range(n):
         s[:] = root
-        if r_playout(t, s, w, rng, rec, knowledge) == 0:
+        result = r_playout(t, s, w, rng, rec, knowledge)
+        if result == first:
             wins += 1
+            stats[0] += 1.0
+        elif result == 2 or result < 0:
+            stats[2] += 1.0
+        else:
+            stats[1] += 1.0
+        turns = 0
+        before = -1
+        for k in range(rec[0]):
+            if rec[2 + 2 * k] != before:
+                turns += 1
+                before = rec[2 + 2 * k]
+        stats[3] += turns
+        stats[4] += turns * turns
     return wins
 
 

@@ -24,7 +24,12 @@ else the winner: Trisq has no draws), the pending first step of the turn (-1 non
 number of turns played (0: Red's single first placement). A slot is open when it is empty and
 its orientation is its square's, or the square has none.
 
-Playout: whole random turns drawn as :meth:`engine.games.trisq.Trisq.random_move` draws them
+Playout: whole random turns. Uniform playouts (knowledge 0) draw each turn by the C
+reference's random-turn procedure (:func:`_random_turn`: Red's first turn one uniform legal
+single placement; otherwise a fair coin between a uniform legal single placement and up to 100
+draws of a pair p, q among the open slots, played if legal). The search's default, knowledge 1
+(:attr:`TrisqCodec.defaults`: it beat the uniform playouts 15-5 at 0.1 s a move), draws turns
+as :meth:`engine.games.trisq.Trisq.random_move` draws them
 (rejection sampling, not uniform over turns): a uniformly drawn open slot p; on Red's first
 turn p alone if it is legal alone; else, if p is legal alone, p alone with probability
 :data:`engine.games.trisq.SINGLE_PROBABILITY`, otherwise p with a uniformly drawn open slot q; if p
@@ -37,10 +42,11 @@ with probability SINGLE_PROBABILITY if the first step is legal alone). Connectio
 tracked with a union-find over the slots, with the player's edge bits on the roots. Every
 placement is recorded for AMAF with its player (``DONE`` is not).
 
-Playout knowledge (level 1): when an enemy piece of the last turn is edge-adjacent to two of
-the mover's pieces in different chains, and those two pieces have another open common
-edge-adjacent slot, the mover's turn starts there (the second placement drawn as above), as a
-Hex playout saves a bridge. Off by default: no gain measured (docs/design/figures.md).
+Playout knowledge (level 2): as level 1, and when an enemy piece of the last turn is
+edge-adjacent to two of the mover's pieces in different chains, and those two pieces have
+another open common edge-adjacent slot, the mover's turn starts there (the second placement
+drawn as above), as a Hex playout saves a bridge. Not the default: no gain measured
+(docs/design/figures.md).
 
 Codec: a game's turn is :meth:`TrisqCodec.steps` (``(p,)`` -> ``[p, DONE]``, or ``[p]`` on
 Red's first turn; ``(p, q)`` -> ``[p, q]``) and :meth:`TrisqCodec.assemble` makes the turn
@@ -50,7 +56,7 @@ back from its steps; :meth:`TrisqCodec.code` refuses (a turn is not one code) an
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
@@ -58,7 +64,15 @@ from engine.games.core import Game
 from engine.games.trisq import GOALS, SAMPLE_ATTEMPTS, SINGLE_PROBABILITY, Trisq, TrisqMove
 from engine.games.trisq_geometry import BOTTOM, LEFT, RIGHT, TOP, geometry
 from engine.search.kernels.mcts import Codec
-from engine.search.kernels.rt import inline, jit, r_legal, rand_below, rand_unit, register
+from engine.search.kernels.rt import (
+    inline,
+    jit,
+    r_legal,
+    rand_below,
+    rand_next,
+    rand_unit,
+    register,
+)
 
 I32 = np.int32
 # Offsets after the slots and the squares (TrisqTables.base).
@@ -475,6 +489,84 @@ def _fallback(
     return int(p), (-1 if q == t.slots else int(q))
 
 
+@inline
+def _compatible(p: int, q: int) -> bool:
+    """Whether slot ``q`` stays open once ``p`` is placed (``q`` open now, ``q != p``)."""
+    return q != p and (p >> 3 != q >> 3 or (p ^ q) & 4 == 0)
+
+
+@inline
+def _uniform_single(
+    t: Any, s: Any, free: Any, nfree: int, rng: Any, mover: int, buf: Any
+) -> int:
+    """A uniform legal single placement (32 draws among the open slots, then the list of
+    them), or -1 if there is none."""
+    for _ in range(32):
+        p = free[rand_below(rng, nfree)]
+        if _defect(t, s, mover, p) < 0:
+            return int(p)
+    m = 0
+    for j in range(nfree):
+        if _defect(t, s, mover, free[j]) < 0:
+            buf[m] = free[j]
+            m += 1
+    return int(buf[rand_below(rng, m)]) if m > 0 else -1
+
+
+@jit
+def _uniform_pair(t: Any, s: Any, free: Any, nfree: int, rng: Any, mover: int) -> tuple[int, int]:
+    """A uniform legal two-placement turn (an unordered pair), by listing them all (rarely
+    run: compiled apart from the playout); (-1, -1) if there is none."""
+    total = 0
+    for i in range(nfree):
+        for j in range(i + 1, nfree):
+            p, q = free[i], free[j]
+            if _compatible(p, q) and _pair_ok(t, s, mover, p, q):
+                total += 1
+    if total == 0:
+        return -1, -1
+    pick = rand_below(rng, total)
+    for i in range(nfree):
+        for j in range(i + 1, nfree):
+            p, q = free[i], free[j]
+            if _compatible(p, q) and _pair_ok(t, s, mover, p, q):
+                if pick == 0:
+                    return int(p), int(q)
+                pick -= 1
+    return -1, -1
+
+
+@inline
+def _random_turn(
+    t: Any, s: Any, free: Any, nfree: int, rng: Any, mover: int, first: bool, buf: Any
+) -> tuple[int, int]:
+    """The C reference's random turn (p, q), q = -1 for a single placement: Red's first turn
+    is a uniform legal single placement; otherwise a fair coin: heads, a uniform legal single
+    placement (if there is one, else tails); tails, up to 100 tries of p uniform among the
+    open slots, then q uniform among the slots that stay open with p, played if the pair is
+    legal; after 100 failures a uniform legal single placement, else a uniform legal pair."""
+    if first:
+        return _uniform_single(t, s, free, nfree, rng, mover, buf), -1
+    if rand_next(rng) & 1 == 0:
+        p = _uniform_single(t, s, free, nfree, rng, mover, buf)
+        if p >= 0:
+            return p, -1
+    for _ in range(100):
+        p = free[rand_below(rng, nfree)]
+        rest = nfree - 1 - (4 if s[t.slots + (p >> 3)] < 0 else 0)
+        if rest <= 0:
+            continue
+        q = free[rand_below(rng, nfree)]
+        while not _compatible(p, q):
+            q = free[rand_below(rng, nfree)]
+        if _pair_ok(t, s, mover, p, q):
+            return int(p), int(q)
+    p = _uniform_single(t, s, free, nfree, rng, mover, buf)
+    if p >= 0:
+        return p, -1
+    return _uniform_pair(t, s, free, nfree, rng, mover)
+
+
 @jit
 def _answer_start(t: Any, s: Any, parent: Any, mover: int, last_p: int, last_q: int) -> int:
     """The knowledge's first step after the enemy turn {last_p, last_q} (see :func:`_answer`)
@@ -522,16 +614,19 @@ def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
     while True:
         q = -1
         if p < 0:
-            if knowledge > 0 and last_p >= 0:
+            if knowledge > 1 and last_p >= 0:
                 p = _answer_start(t, s, parent, mover, last_p, last_q)
                 second = p >= 0
             if p < 0:
                 first = s[b + TURNS] == 0
-                p, q = _sample(t, s, free, nfree, rng, mover, first, out)
-                if p < 0:
-                    p, q = _fallback(t, s, free, nfree, rng, mover, first, out)
+                if knowledge == 0:  # uniform playouts: the C reference's procedure
+                    p, q = _random_turn(t, s, free, nfree, rng, mover, first, out)
+                else:
+                    p, q = _sample(t, s, free, nfree, rng, mover, first, out)
                     if p < 0:
-                        break
+                        p, q = _fallback(t, s, free, nfree, rng, mover, first, out)
+                if p < 0:
+                    break
             nfree = _put(t, s, free, pos, nfree, mover, p)
             rec[1 + 2 * n] = p
             rec[2 + 2 * n] = mover
@@ -579,6 +674,9 @@ class TrisqCodec(Codec):
     steps (see :meth:`steps` and :meth:`assemble`)."""
 
     multistep = True
+    #: Playouts drawn as the rules core draws random turns (knowledge 1), not the uniform
+    #: ones of the C reference (knowledge 0): they scored 15-5 against them at 0.1 s a move.
+    defaults: ClassVar[dict[str, Any]] = {"knowledge": 1}
 
     def tables(self, game: Game[Any]) -> TrisqTables:
         assert isinstance(game, Trisq)
