@@ -68,7 +68,11 @@ def fuzz_engine(game: str, seed: int) -> tuple[GtpEngine, GameSession, GoGuiComm
 
 
 def fingerprint(session: GameSession, gogui: GoGuiCommands) -> tuple[object, ...]:
-    """Everything a failed command must leave as it was."""
+    """Everything a failed command must leave as it was. GoGui's pending clicks are read as
+    every GoGui command sees them: after :meth:`GoGuiCommands.sync`, which drops the clicks of
+    a turn that another command (``play``, ``undo``, a new game) has overtaken; until then
+    they are stale bookkeeping that no command can see."""
+    gogui.sync()
     game = session.game
     player = session.player
     return (
