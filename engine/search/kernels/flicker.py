@@ -201,11 +201,14 @@ def _connects(t: Any, s: Any, w: Any, start: int, player: int) -> bool:
     return False
 
 
-def _play(t: Any, s: Any, w: Any, move: int) -> None:
+@inline
+def _change(t: Any, s: Any, move: int) -> tuple[int, int, int, int]:
+    """Play ``move`` on the board and the counters of ``s`` (not the result, not the record
+    of keys): the mover, the kind of the move, its point (-1 for none) and the key of the new
+    position."""
     size = t.n * t.n
     p = s[size + TO_MOVE]
-    nkeys = s[size + NKEYS]
-    key = s[size + KEYS + nkeys - 1] ^ t.zob[0, 0]
+    key = s[size + KEYS + s[size + NKEYS] - 1] ^ t.zob[0, 0]
     if move < size:
         kind = K_PLACE
         point = move
@@ -234,6 +237,13 @@ def _play(t: Any, s: Any, w: Any, move: int) -> None:
         s[size + FIRST] = point
     s[size + PLIES] += 1
     s[size + TO_MOVE] = 1 - p
+    return p, kind, point, key
+
+
+def _play(t: Any, s: Any, w: Any, move: int) -> None:
+    size = t.n * t.n
+    nkeys = s[size + NKEYS]
+    p, kind, point, key = _change(t, s, move)
     if kind == K_PLACE and _connects(t, s, w, point, p):
         s[size + RESULT] = p
     else:
@@ -279,37 +289,8 @@ def _play_hashed(t: Any, s: Any, w: Any, move: int, table: Any, hmask: int) -> N
     """:func:`_play` with the repetition found through ``table`` (the keys of the game so
     far) instead of a scan of the keys."""
     size = t.n * t.n
-    p = s[size + TO_MOVE]
     nkeys = s[size + NKEYS]
-    key = s[size + KEYS + nkeys - 1] ^ t.zob[0, 0]
-    if move < size:
-        kind = K_PLACE
-        point = move
-        s[point] = p + 1
-        key ^= t.zob[p + 1, point]
-    elif move < 2 * size:
-        kind = K_REMOVE
-        point = move - size
-        s[point] = 0
-        key ^= t.zob[2 - p, point]
-    elif move == 2 * size:
-        kind = K_SWAP
-        point = -1
-        black = s[size + FIRST]
-        white = t.mirror[black]
-        s[black] = 0
-        s[white] = 2
-        key ^= t.zob[1, black] ^ t.zob[2, white]
-    else:
-        kind = K_PASS
-        point = -1
-    s[size + PREV_KIND] = s[size + LAST_KIND]
-    s[size + LAST_KIND] = kind
-    s[size + LAST_POINT] = point
-    if s[size + PLIES] == 0 and s[size + FIRST] != -2:
-        s[size + FIRST] = point
-    s[size + PLIES] += 1
-    s[size + TO_MOVE] = 1 - p
+    p, kind, point, key = _change(t, s, move)
     h = _slot(s, size + KEYS, table, hmask, key)
     if kind == K_PLACE and _connects(t, s, w, point, p):
         s[size + RESULT] = p
