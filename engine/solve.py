@@ -25,6 +25,12 @@ Value = Literal["win", "loss", "draw", "unknown"]
 #: ("the side to move wins") decides them.
 DRAWLESS = frozenset({"brique", "trisq"})
 
+#: Games whose array state ends in a record of earlier positions (for the repetition rule)
+#: sized for the MCTS's descents and playouts, where running out of room ends the game as a
+#: draw: the solver gives each root room for its deepest line, so that never happens in a
+#: search.
+PADDED = frozenset({"flicker", "brax"})
+
 #: Nodes per call of the compiled search between looks at the clock.
 SLICE = 20_000
 
@@ -113,11 +119,14 @@ class Solver:
         self.game = game.copy()
         self.tables = codec.tables(game)
         codes, most, work = codec.sizes(game)
-        root = codec.state(game)
         depth = max_depth if max_depth is not None else min(2 * codes + 8, 600)
         self.depth = depth
+        self.padded = game.name in PADDED
+        root = self.state(game)
         budget = int(memory_mb * 1024 * 1024)
-        stack = dfpn.frame_bytes(depth, most, root.shape[0], root.dtype.itemsize, work)
+        # room for longer records of earlier positions at later roots
+        length = root.shape[0] + (256 if self.padded else 0)
+        stack = dfpn.frame_bytes(depth, most, length, root.dtype.itemsize, work)
         if stack + dfpn.ENTRY_BYTES * dfpn.BUCKET > budget:
             raise ValueError(
                 f"--memory {memory_mb:g} MB is too small: the search stack alone takes "
@@ -152,7 +161,13 @@ class Solver:
     # ------------------------------------------------------------------------ proving
 
     def state(self, game: Game[Any]) -> Any:
-        return self.codec.state(game)
+        """The array state of ``game`` for the search (see :data:`PADDED`)."""
+        state = self.codec.state(game)
+        if self.padded:
+            import numpy as np
+
+            state = np.concatenate([state, np.zeros(self.depth + 2, dtype=state.dtype)])
+        return state
 
     def prove(
         self, state: Any, attacker: int, deadline: float | None = None,
@@ -160,6 +175,8 @@ class Solver:
     ) -> int:
         """Whether ``attacker`` wins from the array ``state`` (not over): 1 yes, -1 no,
         0 undecided when the deadline (``time.monotonic()``) or the node limit came first."""
+        if self.frames[0].shape[1] != state.shape[0]:
+            self.frames = self.dfpn.new_frames(self.depth, self.most, state, self.work)
         meta = self.dfpn.new_meta()
         start = int(meta[self.dfpn.M_NODES])
         while True:
@@ -219,7 +236,7 @@ class Solver:
         start = time.monotonic()
         deadline = None if seconds is None else start + seconds
         before = self.nodes
-        state = self.codec.state(game)
+        state = self.state(game)
         value = self.value_of(state, deadline, nodes, game.name in DRAWLESS)
         winning = undecided = None
         if all_moves and value == "win":
@@ -232,7 +249,7 @@ class Solver:
     ) -> tuple[list[str], list[str]]:
         """The winning moves of the player to move in ``game`` (as text), and the moves the
         limits left undecided. A move of several steps (Trisq) wins when its steps do."""
-        state = self.codec.state(game)
+        state = self.state(game)
         mover = self.rule(state, 3)[0]
         won: list[str] = []
         open_: list[str] = []

@@ -1,0 +1,240 @@
+"""The proof-number solver (engine/solve.py, engine/kernels/dfpn.py) against plain exhaustive
+minimax on the Python rules cores: the values of small boards and of random endings, the
+winning moves, the bounded table, checkpoints, and ``gtpgames solve``."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.core import Game
+from engine.registry import new_game
+from engine.solve import Solver, minimax
+
+pytest.importorskip("numba")
+
+VALUES = {1: "win", 0: "draw", -1: "loss"}
+
+
+class TooBig(Exception):
+    pass
+
+
+def capped_minimax(game: Game[Any], cap: int) -> int:
+    """:func:`minimax` that gives up (TooBig) after ``cap`` positions."""
+    memo: dict[str, int] = {}
+    seen = [0]
+
+    def go(g: Game[Any]) -> int:
+        seen[0] += 1
+        if seen[0] > cap:
+            raise TooBig
+        key = g.position_string() + " " + repr(g.history[-2:])
+        if key in memo:
+            return memo[key]
+        mover = g.to_move
+        best = -2
+        for move in g.legal_moves():
+            g.play(move)
+            result = g.outcome()
+            if result is not None:
+                value = 0 if result.winner is None else (1 if result.winner == mover else -1)
+            elif g.to_move == mover:
+                value = go(g)
+            else:
+                value = -go(g)
+            g.undo()
+            if value > best:
+                best = value
+                if best == 1:
+                    break
+        memo[key] = best
+        return best
+
+    return go(game)
+
+
+def winning_by_minimax(game: Game[Any]) -> set[str]:
+    """The moves after which the mover wins, by minimax."""
+    mover = game.to_move
+    won = set()
+    for move in game.legal_moves():
+        game.play(move)
+        result = game.outcome()
+        if result is not None:
+            good = result.winner == mover
+        else:
+            value = minimax(game)
+            good = value == (1 if game.to_move == mover else -1)
+        game.undo()
+        if good:
+            won.add(game.format_move(move))
+    return won
+
+
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [
+        ("brique", {"size": 3, "pie": False}),
+        ("brique", {"size": 3, "pie": True}),
+        ("flicker", {"size": 3, "pie": False}),
+    ],
+)
+def test_small_boards_match_minimax(name: str, options: dict[str, object]) -> None:
+    game = new_game(name, **options)
+    solver = Solver(game, memory_mb=16)
+    found = solver.solve(game, all_moves=True)
+    assert found.value == VALUES[minimax(game.copy())]
+    if found.value == "win":
+        assert found.winning is not None
+        assert set(found.winning) == winning_by_minimax(game.copy())
+    else:
+        # a lost position: every move of the mover is a win of the opponent
+        for move in game.legal_moves():
+            after = game.copy()
+            after.play(move)
+            if after.outcome() is None:
+                value = solver.solve(after).value
+                assert value == ("loss" if after.to_move == game.to_move else "win")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [
+        ("flicker", {"size": 3, "pie": True}),
+        ("brique", {"size": 4, "pie": False}),
+        ("brique", {"size": 4, "pie": True}),
+        ("flicker", {"size": 4, "pie": False}),
+    ],
+)
+def test_larger_small_boards_match_minimax(name: str, options: dict[str, object]) -> None:
+    game = new_game(name, **options)
+    solver = Solver(game, memory_mb=64)
+    found = solver.solve(game, all_moves=True)
+    assert found.value == VALUES[minimax(game.copy())]
+    if found.value == "win":
+        assert found.winning is not None
+        assert set(found.winning) == winning_by_minimax(game.copy())
+
+
+def random_endings(
+    name: str, options: dict[str, object], seed: int, count: int, cap: int,
+    setup: Any = None,
+) -> list[tuple[Game[Any], int]]:
+    """``count`` positions of random games, each as late as needed (counted back from the
+    end of the game) for exhaustive minimax to finish within ``cap`` positions, with their
+    minimax values. Positions go through their position string (a short history)."""
+    rng = random.Random(seed)
+    found: list[tuple[Game[Any], int]] = []
+    tries = 0
+    while len(found) < count:
+        tries += 1
+        assert tries < 50 * count, "no small enough ending found"
+        game = new_game(name, **options) if setup is None else setup(rng)
+        line = []
+        while game.outcome() is None:
+            move = game.random_move(rng)
+            line.append(move)
+            game.play(move)
+        candidate: tuple[Game[Any], int] | None = None
+        for back in range(2, 14):
+            if back > len(line):
+                break
+            probe = game.copy()
+            for _ in range(back):
+                probe.undo()
+            if probe.outcome() is not None:
+                continue
+            fresh = type(probe).from_position_string(probe.position_string(), **options)
+            try:
+                candidate = (fresh, capped_minimax(fresh.copy(), cap))
+            except TooBig:
+                break
+        if candidate is not None:
+            found.append(candidate)
+    return found
+
+
+ENDINGS = [
+    ("brique", {"size": 5, "pie": True}),
+    ("flicker", {"size": 4, "pie": True}),
+    ("trisq", {"size": 4}),
+    ("bricka", {}),
+    ("brax", {}),
+]
+
+
+@pytest.mark.parametrize(("name", "options"), ENDINGS)
+def test_endings_match_minimax(name: str, options: dict[str, object]) -> None:
+    endings = random_endings(name, options, seed=7, count=6, cap=3000)
+    solver = Solver(endings[0][0], memory_mb=16)
+    values = set()
+    for game, value in endings:
+        found = solver.solve(game, all_moves=True)
+        assert found.value == VALUES[value], game.position_string()
+        values.add(found.value)
+        if found.value == "win":
+            assert found.winning is not None
+            for token in found.winning:
+                after = game.copy()
+                move = after.parse_move(token)
+                after.play(move)
+                if after.outcome() is not None:
+                    result = after.outcome()
+                    assert result is not None and result.winner == game.to_move
+                else:
+                    expect = 1 if after.to_move == game.to_move else -1
+                    assert capped_minimax(after, 10**6) == expect
+    assert len(values) >= 1
+
+
+def test_table_stays_inside_memory() -> None:
+    game = new_game("brique", size=4, pie=False)
+    for megabytes in (1.0, 3.0, 10.0):
+        solver = Solver(game, memory_mb=megabytes)
+        assert solver.memory_bytes() <= megabytes * 2**20
+        assert solver.memory_bytes() > 0.9 * megabytes * 2**20
+
+
+def test_small_table_still_exact() -> None:
+    """With a table far too small for the whole search, entries get replaced, and the value is
+    still right."""
+    game = new_game("brique", size=4, pie=True)
+    game.play_text("b2")
+    solver = Solver(game, memory_mb=0.2)
+    found = solver.solve(game)
+    assert found.nodes > 4 * solver.entries  # far more positions than entries
+    big = Solver(game, memory_mb=32).solve(game)
+    assert found.value == big.value != "unknown"
+    assert solver.used() <= solver.entries
+
+
+def test_memory_too_small_is_an_error() -> None:
+    with pytest.raises(ValueError, match="too small"):
+        Solver(new_game("brique", size=5), memory_mb=0.001)
+
+
+def test_node_limit_gives_unknown() -> None:
+    game = new_game("brique", size=5, pie=False)
+    solver = Solver(game, memory_mb=16)
+    assert solver.solve(game, nodes=50).value == "unknown"
+
+
+def test_checkpoint_resumes(tmp_path: Path) -> None:
+    game = new_game("brique", size=4, pie=False)
+    first = Solver(game, memory_mb=8)
+    assert first.solve(game).value == "win"
+    path = tmp_path / "table.npz"
+    first.save(path)
+    again = Solver(game, memory_mb=8)
+    again.load(path)
+    resumed = again.solve(game)
+    assert resumed.value == "win"
+    assert resumed.nodes < 10  # the root's proof is in the table
+    other = Solver(new_game("brique", size=4, pie=True), memory_mb=8)
+    with pytest.raises(ValueError, match="holds a table"):
+        other.load(path)
