@@ -256,6 +256,35 @@ class Solver:
         self._walk(game, state, mover, [], won, open_, deadline, nodes)
         return won, open_
 
+    def winning_move(
+        self, game: Game[Any], seconds: float | None = None, nodes: int | None = None,
+    ) -> Any | None:
+        """One winning move of ``game``'s player to move, if the search proves the position
+        won within the limits (else None)."""
+        if game.outcome() is not None:
+            return None
+        deadline = None if seconds is None else time.monotonic() + seconds
+        state = self.state(game)
+        mover = self.rule(state, 3)[0]
+        if self.prove(state, mover, deadline, nodes) != 1:
+            return None
+        codes: list[int] = []
+        while True:
+            _, legal = self.rule(state, 0)
+            for code in [int(c) for c in legal]:
+                child = state.copy()
+                self.rule(child, 1, code)
+                winner = self.rule(child, 2)[0]
+                if winner == mover or (winner < 0 and self.prove(child, mover) == 1):
+                    break
+            else:  # pragma: no cover - a proven position has a proven child
+                return None
+            codes.append(code)
+            move = self.codec.assemble(game, codes)
+            if move is not None:
+                return move
+            state = child
+
     def _walk(
         self, game: Game[Any], state: Any, mover: int, codes: list[int], won: list[str],
         open_: list[str], deadline: float | None, nodes: int | None,

@@ -116,6 +116,10 @@ def gtp(
     pass_at_end: Annotated[
         bool, typer.Option(help="Accept play X pass after the end of the game (twogtp).")
     ] = False,
+    prove: Annotated[
+        bool, typer.Option(help="Run the proof-number solver on half of each move's time "
+                           "first and play its winning move when it proves one (mcts).")
+    ] = False,
 ) -> None:
     """Run a GTP version 2 engine for GAME on stdin/stdout."""
     from engine.core import GameError
@@ -131,6 +135,12 @@ def gtp(
         the_game = new_game(game, **options)
         chosen = check_notation(notation) if notation else None
         the_player = search_player(player, seed, level, threads, contempt)
+        if prove:
+            from engine.mcts import MctsPlayer
+
+            if not isinstance(the_player, MctsPlayer):
+                raise ValueError(f"--prove needs the mcts player, not {player!r}")
+            the_player.prove = True
     except (GameError, ValueError) as error:
         _fail(str(error))
         return
