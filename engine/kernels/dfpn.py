@@ -81,7 +81,7 @@ def tt_find(keys: Any, h: Any) -> int:
 
 
 @inline
-def tt_store(keys: Any, tpn: Any, tdn: Any, work: Any, h: Any, pn: int, dn: int, wk: int) -> None:
+def tt_store(keys: Any, tpn: Any, tdn: Any, work: Any, h: Any, pn: Any, dn: Any, wk: Any) -> None:
     """Write (pn, dn, work) for ``h``: its own slot, an empty one, or the bucket's entry of
     least work (a proven entry only gives way to another proof)."""
     nb = keys.shape[0] // BUCKET
@@ -94,7 +94,7 @@ def tt_store(keys: Any, tpn: Any, tdn: Any, work: Any, h: Any, pn: int, dn: int,
             break
         if keys[j] == np.uint64(0):
             victim = j
-            least = -1
+            least = np.int64(-1)
             continue
         cost = work[j]
         if tpn[j] == 0 or tdn[j] == 0:
