@@ -91,10 +91,15 @@ def grid(game: Game[Any], values: dict[str, str]) -> list[str] | None:
 
 
 def solve_board(
-    name: str, options: dict[str, Any], budget: float, memory: float
+    name: str, options: dict[str, Any], budget: float, memory: float, tables: list[Path]
 ) -> tuple[list[str], list[dict[str, Any]]]:
     game = new_game(name, **options)
     solver = Solver(game, memory_mb=memory)
+    for path in tables:  # a table saved by `gtpgames solve --checkpoint` for this board
+        try:
+            solver.load(path)
+        except ValueError:
+            continue
     found = solver.solve(game, seconds=budget, all_moves=True)
     lines = [f"### {label(name, options)}", ""]
     mover = game.player_name(game.to_move)
@@ -184,6 +189,11 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("docs/solved.md"))
     parser.add_argument("--book", type=Path, default=Path("engine/book"))
     parser.add_argument("--only", default="")
+    parser.add_argument("--table", type=Path, action="append", default=[],
+                        help="a checkpoint table to start from (used where it fits)")
+    parser.add_argument("--cache", type=Path, default=None,
+                        help="directory keeping each board's results: boards found there "
+                        "are not solved again")
     parser.add_argument("--largest", type=int, default=99, help="largest board size")
     args = parser.parse_args()
     only = set(filter(None, args.only.split(",")))
@@ -193,16 +203,31 @@ def main() -> None:
     for name, options in BOARDS:
         if (only and name not in only) or options.get("size", 0) > args.largest:
             continue
-        print(f"solving {label(name, options)}", file=sys.stderr, flush=True)
-        lines, book = solve_board(name, options, args.budget, args.memory)
+        kept = args.cache / f"{name}-{json.dumps(options, sort_keys=True)}.json" \
+            if args.cache else None
+        if kept is not None and kept.exists():
+            lines, book = json.loads(kept.read_text())
+        else:
+            print(f"solving {label(name, options)}", file=sys.stderr, flush=True)
+            lines, book = solve_board(name, options, args.budget, args.memory, args.table)
+            if kept is not None:
+                kept.parent.mkdir(parents=True, exist_ok=True)
+                kept.write_text(json.dumps([lines, book]))
         body += lines
         books.setdefault(name, []).extend(book)
         print("\n".join(lines), file=sys.stderr, flush=True)
     for name in ("bricka", "brax"):
         if only and name not in only:
             continue
-        print(f"solving {name} endings", file=sys.stderr, flush=True)
-        lines = endings(name, args.budget / 10, args.memory, seed=1)
+        kept = args.cache / f"{name}-endings.json" if args.cache else None
+        if kept is not None and kept.exists():
+            lines = json.loads(kept.read_text())
+        else:
+            print(f"solving {name} endings", file=sys.stderr, flush=True)
+            lines = endings(name, args.budget / 10, args.memory, seed=1)
+            if kept is not None:
+                kept.parent.mkdir(parents=True, exist_ok=True)
+                kept.write_text(json.dumps(lines))
         body += lines
         print("\n".join(lines), file=sys.stderr, flush=True)
     for name, entries in books.items():
@@ -212,11 +237,12 @@ def main() -> None:
     head = [
         "# Solved boards", "",
         "Values proven by `gtpgames solve` (a depth-first proof-number search, see the guide)",
-        "for the player to move, written by `scripts/solve_boards.py` on a shared 2-core",
-        f"machine in {total / 60:.0f} minutes, at most {args.budget:.0f} s per solve. In the",
+        "for the player to move, written by `scripts/solve_boards.py` on a 2-core machine",
+        "shared with other work (the nodes and seconds of each solve are given; the last",
+        f"run took {total / 60:.0f} minutes, at most {args.budget:.0f} s per solve). In the",
         "maps of first moves, W marks a first move that wins for the player who makes it, L",
-        "one that loses, D a draw and ? one not decided within the time. A board missing",
-        "here, or marked unknown, was not reached in that time.", "",
+        "one that loses, D a draw and ? one not decided within the time. A board marked",
+        "unknown was not decided within its time.", "",
     ]
     args.out.write_text("\n".join(head + body).rstrip() + "\n")
 
