@@ -27,8 +27,10 @@ BOARDS = [
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--memory", type=float, default=256.0)
-    parser.add_argument("--time", type=float, default=120.0)
+    parser.add_argument("--memory", type=float, default=256.0,
+                        help="megabytes for each solver's table and stack")
+    parser.add_argument("--time", type=float, default=120.0,
+                        help="seconds at most per board")
     args = parser.parse_args()
     print("| board | value | nodes | seconds | nodes/s | table entries used |")
     print("|---|---|---|---|---|---|")

@@ -124,8 +124,9 @@ def solve_board(
     elif name == "trisq":
         won = sorted(t for t, v in values.items() if v == "win")
         lines.append(f"- winning first placements: {' '.join(won) or '(none)'}")
-    # the book: the replies of the second player after each losing first move
-    for move in game.legal_moves():
+    # the book: the replies of the second player after each losing first move (boards up
+    # to 4x4: on larger ones the engine's solver finds them within a move's time, or not)
+    for move in game.legal_moves() if options.get("size", 0) <= 4 else []:
         token = game.format_move(move)
         if values.get(token) != "loss":
             continue
@@ -184,11 +185,15 @@ def endings(name: str, budget: float, memory: float, seed: int) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--budget", type=float, default=300.0)
-    parser.add_argument("--memory", type=float, default=512.0)
-    parser.add_argument("--out", type=Path, default=Path("docs/solved.md"))
-    parser.add_argument("--book", type=Path, default=Path("engine/book"))
-    parser.add_argument("--only", default="")
+    parser.add_argument("--budget", type=float, default=300.0,
+                        help="seconds at most per solve (a tenth of it per ending)")
+    parser.add_argument("--memory", type=float, default=512.0,
+                        help="megabytes for each solver's table and stack")
+    parser.add_argument("--out", type=Path, default=Path("docs/solved.md"),
+                        help="the page to write")
+    parser.add_argument("--book", type=Path, default=Path("engine/book"),
+                        help="directory of the opening book files to write")
+    parser.add_argument("--only", default="", help="comma-separated games (default: all)")
     parser.add_argument("--table", type=Path, action="append", default=[],
                         help="a checkpoint table to start from (used where it fits)")
     parser.add_argument("--cache", type=Path, default=None,
