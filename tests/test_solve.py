@@ -258,3 +258,33 @@ def test_checkpoint_resumes(tmp_path: Path) -> None:
     other = Solver(new_game("brique", size=4, pie=True), memory_mb=8)
     with pytest.raises(ValueError, match="holds a table"):
         other.load(path)
+
+
+@pytest.mark.parametrize(("name", "options", "moves"), [
+    ("brique", {"size": 4, "pie": False}, ""),
+    ("brique", {"size": 5, "pie": True}, "c3 swap b2 b4 d2"),
+    ("flicker", {"size": 4, "pie": False}, "b2 c3 c2 b3"),
+])
+def test_winning_moves_resolved_from_the_position_after(
+    name: str, options: dict[str, object], moves: str
+) -> None:
+    """Each winning move the solver lists on a board too large for minimax is a loss for the
+    opponent when solved again, by a fresh solver, from the position after it; and a move it
+    does not list is not a loss for the opponent."""
+    game = new_game(name, **options)
+    for token in moves.split():
+        game.play_text(token)
+    found = Solver(game, memory_mb=32).solve(game, seconds=120, all_moves=True)
+    assert found.value in ("win", "loss") and not found.undecided
+    winning = found.winning or []
+    assert bool(winning) == (found.value == "win")
+    fresh = Solver(game, memory_mb=32)
+    for move in game.legal_moves():
+        after = game.copy()
+        after.play(move)
+        if after.outcome() is not None:
+            continue
+        value = fresh.solve(after, seconds=120).value
+        assert value != "unknown"
+        listed = game.format_move(move) in winning
+        assert (value == ("win" if after.to_move == game.to_move else "loss")) == listed
