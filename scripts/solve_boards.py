@@ -115,6 +115,10 @@ def solve_board(
         lines += ["- first moves: not solved", ""]
         return lines, book
     values, seconds, nodes = first_moves(solver, game, budget)
+    for token in found.winning or []:
+        if values[token] not in ("win", "unknown"):
+            raise SystemExit(f"{label(name, options)}: {token} listed as winning, "
+                             f"but the position after it solves as {values[token]}")
     decided = sum(v != "unknown" for v in values.values())
     lines.append(f"- first moves decided: {decided} of {len(values)} "
                  f"({nodes:,} nodes, {seconds:.1f} s)")
@@ -194,6 +198,7 @@ def main() -> None:
     parser.add_argument("--book", type=Path, default=Path("engine/book"),
                         help="directory of the opening book files to write")
     parser.add_argument("--only", default="", help="comma-separated games (default: all)")
+    parser.add_argument("--note", default="", help="a paragraph for the head of the page")
     parser.add_argument("--table", type=Path, action="append", default=[],
                         help="a checkpoint table to start from (used where it fits)")
     parser.add_argument("--cache", type=Path, default=None,
@@ -202,7 +207,6 @@ def main() -> None:
     parser.add_argument("--largest", type=int, default=99, help="largest board size")
     args = parser.parse_args()
     only = set(filter(None, args.only.split(",")))
-    started = time.monotonic()
     body: list[str] = []
     books: dict[str, list[dict[str, Any]]] = {}
     for name, options in BOARDS:
@@ -238,16 +242,16 @@ def main() -> None:
     for name, entries in books.items():
         args.book.mkdir(parents=True, exist_ok=True)
         (args.book / f"{name}.json").write_text(json.dumps(entries, indent=1) + "\n")
-    total = time.monotonic() - started
     head = [
         "# Solved boards", "",
         "Values proven by `gtpgames solve` (a depth-first proof-number search, see the guide)",
         "for the player to move, written by `scripts/solve_boards.py` on a 2-core machine",
-        "shared with other work (the nodes and seconds of each solve are given; the last",
-        f"run took {total / 60:.0f} minutes, at most {args.budget:.0f} s per solve). In the",
-        "maps of first moves, W marks a first move that wins for the player who makes it, L",
-        "one that loses, D a draw and ? one not decided within the time. A board marked",
-        "unknown was not decided within its time.", "",
+        "shared with other work; the nodes and seconds of each solve are given. In the maps of",
+        "first moves, W marks a first move that wins for the player who makes it, L one that",
+        "loses, D a draw and ? one not decided within the time. A board marked unknown was not",
+        "decided within its time. A first move's value comes from a solve of the position",
+        "after it, which checks the winning moves the solve of the empty board lists.", "",
+        *([args.note, ""] if args.note else []),
     ]
     args.out.write_text("\n".join(head + body).rstrip() + "\n")
 
