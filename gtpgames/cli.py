@@ -313,7 +313,10 @@ def solve(
         found = solver.solve(the_game, seconds=time, all_moves=all_moves)
     finally:
         if checkpoint is not None:
-            solver.save(checkpoint)
+            try:
+                solver.save(checkpoint)
+            except OSError as error:
+                _fail(f"cannot write the checkpoint: {error}")
     side = the_game.player_name(the_game.to_move)
     typer.echo(f"{side} to move: {found.value}")
     typer.echo(f"nodes: {found.nodes}")

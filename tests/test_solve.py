@@ -288,3 +288,45 @@ def test_winning_moves_resolved_from_the_position_after(
         assert value != "unknown"
         listed = game.format_move(move) in winning
         assert (value == ("win" if after.to_move == game.to_move else "loss")) == listed
+
+
+def run_cli(*args: str) -> tuple[int, str, str]:
+    from typer.testing import CliRunner
+
+    from gtpgames.cli import app
+
+    done = CliRunner().invoke(app, ["solve", *args])
+    return done.exit_code, done.stdout, done.stderr
+
+
+def test_cli_solves_and_lists_winning_moves(tmp_path: Path) -> None:
+    path = tmp_path / "t.npz"
+    code, out, _ = run_cli("brique", "--size", "3", "--option", "pie=off", "--all",
+                           "--memory", "8", "--checkpoint", str(path))
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "Black to move: win"
+    assert lines[-1] == "winning moves: a1 a2 b2 b3 c3"
+    assert path.exists()
+    code, out, _ = run_cli("brique", "--size", "3", "--option", "pie=off", "--memory", "8",
+                           "--checkpoint", str(path))
+    assert code == 0 and "nodes: 1\n" in out  # the root's proof came from the file
+    code, out, _ = run_cli("brique", "--size", "3", "--moves", "a1", "--memory", "8")
+    assert code == 0 and out.startswith("White to move: win")
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("nosuch",), "unknown game"),
+    (("brique", "--moves", "zz"), "invalid move 'zz'"),
+    (("brique", "--size", "3", "--moves", "a1", "--position", "3/3/3 b -"), "not both"),
+    (("brique", "--size", "3", "--memory", "1", "--option", "pie"), "KEY=VALUE"),
+    (("brique", "--size", "3", "--moves", "b1 a1 b2 a2 b3"), "game is over"),
+    (("brique", "--size", "9", "--memory", "2", "--time", "0.5", "--checkpoint",
+      "/nonexistent/x.npz"),
+     "No such file"),
+])
+def test_cli_errors_are_one_line_and_exit_2(args: tuple[str, ...], message: str) -> None:
+    code, out, err = run_cli(*args)
+    assert code == 2
+    assert out == ""
+    assert err.startswith("gtpgames: ") and err.count("\n") == 1 and message in err
