@@ -110,7 +110,8 @@ def solve_board(
         book.append({"options": options, "position": game.position_string(),
                      "value": found.value, "moves": found.winning or []})
     if found.value == "win" and found.winning is not None:
-        lines.append(f"- winning first moves: {' '.join(found.winning) or '(none)'}")
+        rest = " (the others not decided within the time)" if found.undecided else ""
+        lines.append(f"- winning first moves: {' '.join(found.winning) or '(none)'}{rest}")
     if found.value == "unknown":
         lines += ["- first moves: not solved", ""]
         return lines, book
