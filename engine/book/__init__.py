@@ -35,11 +35,14 @@ def _options_key(options: dict[str, Any]) -> str:
 
 def lookup(game: Game[Any]) -> dict[str, Any] | None:
     """The book entry of ``game``'s current position (with its options), or None."""
+    entries = _entries(game.name)
+    if not entries or len(game.history) > 2:  # the book holds openings only
+        return None
     try:
         position = game.position_string()
     except Exception:
         return None
-    return _entries(game.name).get((_options_key(game.options), position))
+    return entries.get((_options_key(game.options), position))
 
 
 def proven_move(game: Game[Any]) -> Any | None:
