@@ -159,6 +159,10 @@ def gtp(
     pass_at_end: Annotated[
         bool, typer.Option(help="Accept play X pass after the end of the game (twogtp).")
     ] = False,
+    prove: Annotated[
+        bool, typer.Option(help="Run the proof-number solver on half of each move's time "
+                           "first and play its winning move when it proves one (mcts).")
+    ] = False,
 ) -> None:
     """Run a GTP version 2 engine for GAME on stdin/stdout."""
     from engine.games.core import GameError
@@ -178,6 +182,12 @@ def gtp(
         the_game = new_game(game, **options)
         chosen = check_notation(notation) if notation else None
         the_player = search_player(player, seed, level, threads, contempt)
+        if prove:
+            from engine.search.mcts import MctsPlayer
+
+            if not isinstance(the_player, MctsPlayer):
+                raise ValueError(f"--prove needs the mcts player, not {player!r}")
+            the_player.prove = True
     except (GameError, ValueError) as error:
         _fail(str(error))
         return
@@ -374,6 +384,82 @@ def warmup(
     for name, took in seconds.items():
         typer.echo(f"{name}: ready in {took:.1f} s")
     typer.echo(f"cache: {kernels.cache_dir()}")
+
+
+@app.command()
+def solve(
+    game: Annotated[str, typer.Argument(help="Game name (see `gtpgames games`).")],
+    size: Annotated[int | None, typer.Option(help="Board size, where the game has one.")] = None,
+    option: Annotated[
+        list[str] | None,
+        typer.Option("--option", "-o", help="Game option KEY=VALUE (repeatable)."),
+    ] = None,
+    moves: Annotated[
+        str | None, typer.Option(help="Moves played before the position to solve (gtp).")
+    ] = None,
+    position: Annotated[
+        str | None, typer.Option(help="The position to solve, as a position string.")
+    ] = None,
+    time: Annotated[
+        float | None, typer.Option("--time", min=0.0, help="Seconds at most.")
+    ] = None,
+    memory: Annotated[
+        float, typer.Option(min=1.0, help="Megabytes for the table and the search stack.")
+    ] = 256.0,
+    threads: Annotated[
+        int, typer.Option(min=1, max=1, help="Search threads (one: the search is serial).")
+    ] = 1,
+    all_moves: Annotated[
+        bool, typer.Option("--all", help="List every winning move of a won position.")
+    ] = False,
+    checkpoint: Annotated[
+        Path | None,
+        typer.Option(help="Table file: loaded if it exists, saved when the solve stops."),
+    ] = None,
+) -> None:
+    """Solve a position: its value for the side to move (win, loss or draw) by a
+    depth-first proof-number search (docs/guide.md)."""
+    from engine.games.core import GameError
+    from engine.games.registry import game_class, new_game
+
+    options = _option_pairs(option)
+    if size is not None:
+        options["size"] = size
+    if moves is not None and position is not None:
+        _fail("give --moves or --position, not both")
+    try:
+        the_game = (game_class(game).from_position_string(position, **options)
+                    if position is not None else new_game(game, **options))
+        for token in (moves or "").split():
+            the_game.play_text(token)
+        if the_game.outcome() is not None:
+            raise ValueError("the game is over: nothing to solve")
+        from engine.search.solve import Solver
+
+        solver = Solver(the_game, memory_mb=memory)
+        if checkpoint is not None and checkpoint.exists():
+            solver.load(checkpoint)
+    except (GameError, ValueError, OSError) as error:
+        _fail(str(error))
+        return
+    try:
+        found = solver.solve(the_game, seconds=time, all_moves=all_moves)
+    finally:
+        if checkpoint is not None:
+            try:
+                solver.save(checkpoint)
+            except OSError as error:
+                _fail(f"cannot write the checkpoint: {error}")
+    side = the_game.player_name(the_game.to_move)
+    typer.echo(f"{side} to move: {found.value}")
+    typer.echo(f"nodes: {found.nodes}")
+    typer.echo(f"time: {found.seconds:.2f} s")
+    typer.echo(f"table: {solver.used()} of {solver.entries} entries "
+               f"({solver.memory_bytes() / 2**20:.1f} MB with the stack)")
+    if found.winning is not None:
+        typer.echo("winning moves: " + (" ".join(found.winning) or "(none)"))
+        if found.undecided:
+            typer.echo("undecided: " + " ".join(found.undecided))
 
 
 def main() -> None:

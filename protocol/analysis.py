@@ -112,8 +112,10 @@ class Analysis:
             if result.stats:
                 self.engine.stream(info_line(game, result, notation))
 
-        result = player.searcher(game).search(
-            game, Limit(None, playouts, stop, player.threads), player.rng, report, interval
+        limit = Limit(None, playouts, stop, player.threads)
+        # a proven move (the opening book, or the solver when the player proves) comes first
+        result = player.proven(game, limit) or player.searcher(game).search(
+            game, limit, player.rng, report, interval
         )
         report(result)
         if playouts is None:

@@ -73,7 +73,7 @@ class Kernel:
     def __init__(self, name: str, size: int | None) -> None:
         import numpy as np
 
-        from engine import kernels
+        from engine.search import kernels
         from engine.search.kernels.mcts import Settings, Tree
 
         self.np = np

@@ -430,9 +430,15 @@ class MctsPlayer(Player):
         threads: int = 1,
         kernel: bool = True,
         kernel_settings: dict[str, Any] | None = None,
+        prove: bool = False,
         **options: Any,
     ) -> None:
         super().__init__(rng)
+        #: Whether to run the proof-number solver (engine/search/solve.py) first, on part of the
+        #: move's budget, and play its winning move when it proves the position won. Moves
+        #: from the opening book of solved boards (engine/search/book) are played in any case.
+        self.prove = prove
+        self._solvers: dict[str, Any] = {}
         #: Whether to use a compiled kernel when there is one (False: always Python).
         self.kernel = kernel
         #: Fields of :class:`engine.search.kernels.mcts.Settings` this player's kernel searches with
@@ -496,6 +502,12 @@ class MctsPlayer(Player):
         # reproducible: wait for the kernel rather than let the state of the numba cache
         # decide who searches (a cold cache compiles it first, a few seconds once)
         limit = self.limit_for(limit)
+        proven = self.proven(game, limit)
+        if proven is not None:
+            self.last = proven
+            if progress is not None:
+                progress(proven)
+            return proven
         wait = limit.playouts is not None and limit.time is None
         searcher = self.searcher(game, wait)
         if limit.time is not None and kernel_loading():
@@ -504,6 +516,40 @@ class MctsPlayer(Player):
         result = searcher.search(game, limit, self.rng, progress, interval)
         self.last = result
         return result
+
+    def proven(self, game: Game[Any], limit: Limit) -> SearchResult | None:
+        """A proven winning move of ``game`` as a search result: from the opening book, or
+        (with ``prove``) from the solver within half the move's time (or 20 nodes per
+        playout of its budget); None when neither proves one."""
+        from engine.search import book
+
+        start = time.perf_counter()
+        move = book.proven_move(game) if game.outcome() is None else None
+        if move is None and self.prove and game.outcome() is None:
+            move = self._solve(game, limit)
+        if move is None:
+            return None
+        stat = MoveStat(move, 0, 1.0, "win", (move,))
+        return SearchResult(move, (stat,), 0, time.perf_counter() - start, "win")
+
+    def _solve(self, game: Game[Any], limit: Limit) -> Any | None:
+        from engine.search.kernels import KERNELS
+        from engine.search.solve import Solver
+
+        if game.name not in KERNELS:
+            return None
+        key = f"{game.name} {sorted(game.options.items())}"
+        solver = self._solvers.get(key)
+        if solver is None:
+            try:
+                solver = self._solvers[key] = Solver(game, memory_mb=64)
+            except ValueError:
+                return None
+        seconds = None if limit.time is None else limit.time / 2
+        nodes = None if limit.playouts is None else 20 * limit.playouts
+        if seconds is None and nodes is None:
+            nodes = 100_000
+        return solver.winning_move(game, seconds, nodes)
 
     def choose_move(self, game: Game[Any], limit: Limit) -> Any:
         return self.search(game, limit, self.progress, self.interval).best

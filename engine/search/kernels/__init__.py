@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from engine.games.core import Game
 from engine.search.base import Searcher
 from engine.search.kernels.cache import cache_dir as cache_dir
-from engine.search.kernels.cache import configure
+from engine.search.kernels.cache import configure as configure
 
 if TYPE_CHECKING:
     from engine.search.kernels.mcts import KernelSearcher

@@ -1,0 +1,326 @@
+"""A compiled depth-first proof-number search (df-pn, Nagai 2002, with the 1 + epsilon
+threshold of Pawlewicz and Lew 2007) over a game's array rules, through the generic stubs of
+:mod:`engine.search.kernels.rt` (``r_legal``, ``r_play``, ``r_winner``, ``r_to_move``): one loop,
+compiled once per game like the MCTS loop (docs/design/kernels.md).
+
+Imports numba: reach it only through :mod:`engine.search.solve` (which goes through
+:mod:`engine.search.kernels` first, for the cache directory).
+
+The search proves or disproves "the *attacker* wins" from a root state: OR nodes are the
+positions where the attacker is to move, AND nodes the others (a game whose turn takes several
+steps, Trisq, has one player move several times in a row: the node type follows the player to
+move). A draw, or a win of the other side, disproves. A game with draws is solved by two
+searches, one per attacker (:mod:`engine.search.solve`).
+
+The transposition table is a fixed set of arrays (bounded memory), in buckets of four entries
+keyed by a 64-bit hash of the whole state array and the attacker; a new entry replaces the
+entry of the bucket whose subtree took the least work. The state arrays of the games with a
+repetition rule (Flicker, Brax) hold the keys of the earlier positions, so a position's hash
+includes the history its result depends on, and the graph the search sees has no cycles.
+
+The search runs in slices of at most ``budget`` expanded nodes: its stack lives in the frame
+arrays, so a later call continues where the last one stopped (the caller checks the clock).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from engine.search.kernels.rt import inline, jit, r_legal, r_play, r_to_move, r_winner
+
+#: pn or dn of a proven (0) node's other number: "infinite".
+INF = np.int64(1) << np.int64(40)
+#: pn = dn = UNKNOWN for a child past the depth limit: never proven, seldom chosen.
+UNKNOWN = np.int64(1) << np.int64(30)
+BUCKET = 4
+
+# meta slots (int64)
+M_SP = 0  # the top frame (-1: not started)
+M_NODES = 1  # nodes expanded so far
+M_PN = 2  # the root's proof number when the search stopped
+M_DN = 3  # the root's disproof number
+M_DEPTH_HIT = 4  # 1 if the depth limit was reached (the search may then not end)
+M_STORES = 5  # table writes
+M_MAXDEPTH = 6  # deepest frame used
+N_META = 7
+
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_P = np.uint64(0x100000001B3)
+_SEED = np.uint64(0xCBF29CE484222325)
+_ATT = np.uint64(0x9E3779B97F4A7C15)
+
+
+@inline
+def state_hash(s: Any, attacker: int) -> Any:
+    """A 64-bit hash (never 0) of the state array ``s`` and the attacker."""
+    h = _SEED
+    for i in range(s.shape[0]):
+        h = (h ^ np.uint64(np.int64(s[i]))) * _P
+        h ^= h >> np.uint64(31)
+    h ^= _ATT * np.uint64(attacker + 1)
+    h = (h ^ (h >> np.uint64(30))) * _M1
+    h = (h ^ (h >> np.uint64(27))) * _M2
+    h ^= h >> np.uint64(31)
+    if h == np.uint64(0):
+        h = np.uint64(1)
+    return h
+
+
+@inline
+def tt_find(keys: Any, h: Any) -> int:
+    """The table slot holding ``h``, or -1."""
+    nb = keys.shape[0] // BUCKET
+    b = int(h % np.uint64(nb)) * BUCKET
+    for j in range(b, b + BUCKET):
+        if keys[j] == h:
+            return j
+    return -1
+
+
+@inline
+def tt_store(keys: Any, tpn: Any, tdn: Any, work: Any, h: Any, pn: Any, dn: Any, wk: Any) -> None:
+    """Write (pn, dn, work) for ``h``: its own slot, an empty one, or the bucket's entry of
+    least work (a proven entry only gives way to another proof)."""
+    nb = keys.shape[0] // BUCKET
+    b = int(h % np.uint64(nb)) * BUCKET
+    victim = -1
+    least = np.int64(1) << np.int64(62)
+    for j in range(b, b + BUCKET):
+        if keys[j] == h:
+            victim = j
+            break
+        if keys[j] == np.uint64(0):
+            victim = j
+            least = np.int64(-1)
+            continue
+        cost = work[j]
+        if tpn[j] == 0 or tdn[j] == 0:
+            cost += np.int64(1) << np.int64(50)
+        if cost < least:
+            least = cost
+            victim = j
+    keys[victim] = h
+    tpn[victim] = pn
+    tdn[victim] = dn
+    work[victim] = wk
+
+
+@inline
+def _expand(
+    t: Any, d: int, attacker: int, states: Any, s2: Any, w: Any, buf: Any, moves: Any,
+    hashes: Any, cpn: Any, cdn: Any, count: Any, keys: Any, tpn: Any, tdn: Any,
+) -> None:
+    """Generate the children of frame ``d``: their moves, hashes and first numbers (a
+    terminal child proven or disproven, else the table's numbers, else 1 and 1)."""
+    s = states[d]
+    k = r_legal(t, s, buf)
+    count[d] = k
+    for j in range(k):
+        moves[d, j] = buf[j]
+        s2[:] = s
+        r_play(t, s2, w, buf[j])
+        res = r_winner(t, s2)
+        h = state_hash(s2, attacker)
+        hashes[d, j] = h
+        if res >= 0:
+            if res == attacker:
+                cpn[d, j] = 0
+                cdn[d, j] = INF
+            else:
+                cpn[d, j] = INF
+                cdn[d, j] = 0
+            continue
+        slot = tt_find(keys, h)
+        if slot >= 0:
+            cpn[d, j] = tpn[slot]
+            cdn[d, j] = tdn[slot]
+        else:
+            cpn[d, j] = 1
+            cdn[d, j] = 1
+
+
+@jit
+def search(
+    t: Any, root: Any, attacker: int, table: Any, frames: Any, meta: Any, eps: float,
+    budget: int,
+) -> int:
+    """Run df-pn from ``root`` for at most ``budget`` more expanded nodes (continuing the
+    search whose stack ``frames`` and ``meta`` hold, or starting one when ``meta[M_SP]`` is
+    -1). Returns 1 when the root is proven (the attacker wins), -1 when disproven, 0 when
+    the budget ran out first. The root must not be over."""
+    keys, tpn, tdn, work = table
+    states, s2, w, buf, moves, hashes, cpn, cdn, count, thpn, thdn, chosen, nh, work0 = frames
+    depth_cap = states.shape[0]
+    if meta[M_SP] < 0:
+        states[0, :] = root
+        nh[0] = state_hash(root, attacker)
+        thpn[0] = INF - 1
+        thdn[0] = INF - 1
+        work0[0] = meta[M_NODES]
+        _expand(t, 0, attacker, states, s2, w, buf, moves, hashes, cpn, cdn, count, keys,
+                tpn, tdn)
+        meta[M_NODES] += 1
+        meta[M_SP] = 0
+    spent = 0
+    while True:
+        d = meta[M_SP]
+        k = count[d]
+        is_or = r_to_move(t, states[d]) == attacker
+        # refresh the children from the table; find the node's numbers and the best child
+        best = -1
+        first_v = INF + 1
+        second_v = INF + 1
+        total = np.int64(0)
+        proven_child = False
+        for j in range(k):
+            a = cpn[d, j]
+            b = cdn[d, j]
+            if a != 0 and b != 0 and a != UNKNOWN:
+                slot = tt_find(keys, hashes[d, j])
+                if slot >= 0:
+                    a = tpn[slot]
+                    b = tdn[slot]
+                    cpn[d, j] = a
+                    cdn[d, j] = b
+            # "mine" is the number the node minimises over, "theirs" the one it adds up
+            mine = a if is_or else b
+            theirs = b if is_or else a
+            if mine == 0:
+                proven_child = True
+            total += theirs
+            if mine < first_v:
+                second_v = first_v
+                first_v = mine
+                best = j
+            elif mine < second_v:
+                second_v = mine
+        if proven_child:
+            m_node = np.int64(0)
+            t_node = INF
+        elif k == 0 or first_v >= INF:
+            m_node = INF
+            t_node = np.int64(0)
+        else:
+            m_node = first_v
+            t_node = min(total, INF - 2)
+        pn = m_node if is_or else t_node
+        dn = t_node if is_or else m_node
+        if pn >= thpn[d] or dn >= thdn[d] or pn == 0 or dn == 0:
+            tt_store(keys, tpn, tdn, work, nh[d], pn, dn, meta[M_NODES] - work0[d])
+            meta[M_STORES] += 1
+            if d == 0:
+                meta[M_PN] = pn
+                meta[M_DN] = dn
+                if pn == 0:
+                    return 1
+                if dn == 0:
+                    return -1
+                # thresholds of the root are never reached otherwise
+                return 0
+            meta[M_SP] = d - 1
+            c = chosen[d - 1]
+            cpn[d - 1, c] = pn
+            cdn[d - 1, c] = dn
+            continue
+        if spent >= budget:
+            meta[M_PN] = pn
+            meta[M_DN] = dn
+            return 0
+        # thresholds of the best child (1 + epsilon on the number it minimises)
+        th_mine = thpn[d] if is_or else thdn[d]
+        th_theirs = thdn[d] if is_or else thpn[d]
+        grow = np.int64(second_v * (1.0 + eps)) + 1 if second_v < INF else INF
+        c_mine = min(th_mine, max(first_v + 1, grow))
+        c_theirs_v = cdn[d, best] if is_or else cpn[d, best]
+        c_theirs = th_theirs - t_node + c_theirs_v
+        if c_theirs > INF - 1:
+            c_theirs = INF - 1
+        if d + 1 >= depth_cap:
+            meta[M_DEPTH_HIT] = 1
+            cpn[d, best] = UNKNOWN
+            cdn[d, best] = UNKNOWN
+            spent += 1
+            continue
+        chosen[d] = best
+        e = d + 1
+        states[e, :] = states[d]
+        r_play(t, states[e], w, moves[d, best])
+        nh[e] = hashes[d, best]
+        thpn[e] = c_mine if is_or else c_theirs
+        thdn[e] = c_theirs if is_or else c_mine
+        work0[e] = meta[M_NODES]
+        _expand(t, e, attacker, states, s2, w, buf, moves, hashes, cpn, cdn, count, keys,
+                tpn, tdn)
+        meta[M_NODES] += 1
+        spent += 1
+        meta[M_SP] = e
+        if e > meta[M_MAXDEPTH]:
+            meta[M_MAXDEPTH] = e
+
+
+@jit
+def rules(t: Any, s: Any, w: Any, out: Any, op: int, move: int) -> int:
+    """The rules one at a time for the Python driver: ``op`` 0 writes the legal moves to
+    ``out`` and returns their number, 1 plays ``move``, 2 returns the result so far (as
+    ``r_winner``), 3 the player to move."""
+    if op == 0:
+        return r_legal(t, s, out)
+    if op == 1:
+        r_play(t, s, w, move)
+        return 0
+    if op == 2:
+        return r_winner(t, s)
+    return r_to_move(t, s)
+
+
+def new_table(entries: int) -> tuple[np.ndarray[Any, Any], ...]:
+    """An empty table of ``entries`` slots (rounded down to whole buckets, at least one)."""
+    n = max(BUCKET, entries // BUCKET * BUCKET)
+    return (
+        np.zeros(n, dtype=np.uint64),
+        np.zeros(n, dtype=np.int64),
+        np.zeros(n, dtype=np.int64),
+        np.zeros(n, dtype=np.int64),
+    )
+
+
+#: Bytes of one table entry (key, pn, dn, work).
+ENTRY_BYTES = 32
+
+
+def frame_bytes(depth: int, most: int, length: int, itemsize: int, work: int) -> int:
+    """Bytes of the frame arrays of :func:`new_frames`."""
+    per_frame = most * (4 + 8 + 8 + 8) + length * itemsize + 8 * 7
+    return depth * per_frame + length * itemsize + work * 4 + most * 4
+
+
+def new_frames(
+    depth: int, most: int, root: np.ndarray[Any, Any], work: int
+) -> tuple[np.ndarray[Any, Any], ...]:
+    """The stack of a search: ``depth`` frames of at most ``most`` children each."""
+    length = root.shape[0]
+    return (
+        np.zeros((depth, length), dtype=root.dtype),  # states
+        np.zeros(length, dtype=root.dtype),  # s2
+        np.zeros(work, dtype=np.int32),  # w
+        np.zeros(most, dtype=np.int32),  # buf
+        np.zeros((depth, most), dtype=np.int32),  # moves
+        np.zeros((depth, most), dtype=np.uint64),  # hashes
+        np.zeros((depth, most), dtype=np.int64),  # cpn
+        np.zeros((depth, most), dtype=np.int64),  # cdn
+        np.zeros(depth, dtype=np.int64),  # count
+        np.zeros(depth, dtype=np.int64),  # thpn
+        np.zeros(depth, dtype=np.int64),  # thdn
+        np.zeros(depth, dtype=np.int64),  # chosen
+        np.zeros(depth, dtype=np.uint64),  # nh
+        np.zeros(depth, dtype=np.int64),  # work0
+    )
+
+
+def new_meta() -> np.ndarray[Any, np.dtype[np.int64]]:
+    meta = np.zeros(N_META, dtype=np.int64)
+    meta[M_SP] = -1
+    return meta

@@ -1,0 +1,353 @@
+"""Solving positions: the game-theoretic value of a position for the side to move, by the
+compiled depth-first proof-number search of :mod:`engine.search.kernels.dfpn`, and a plain minimax
+over the Python rules cores that the tests check it against.
+
+Drives the compiled search in slices (a time limit, a node limit), keeps its transposition
+table across searches (one table for both attackers: the attacker is part of every key), saves
+it to a file and loads it back (``--checkpoint``), and finds every winning move of a position.
+
+Importing this module imports neither numba nor numpy; :class:`Solver` does.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+from engine.games.core import Game
+
+Value = Literal["win", "loss", "draw", "unknown"]
+
+#: Games that can never end in a draw (docs/rules: "A game can never be drawn"): one search
+#: ("the side to move wins") decides them.
+DRAWLESS = frozenset({"brique", "trisq"})
+
+#: Games whose array state ends in a record of earlier positions (for the repetition rule)
+#: sized for the MCTS's descents and playouts, where running out of room ends the game as a
+#: draw: the solver gives each root room for its deepest line, so that never happens in a
+#: search.
+PADDED = frozenset({"flicker", "brax"})
+
+#: Nodes per call of the compiled search between looks at the clock.
+SLICE = 20_000
+
+
+def minimax(game: Game[Any], memo: dict[str, int] | None = None) -> int:
+    """The exact value of ``game`` for the player to move by exhaustive minimax on the rules
+    core: +1 win, 0 draw, -1 loss (for small positions only; memoised on the position string
+    where the game has one, which holds everything the rules go on from)."""
+    outcome = game.outcome()
+    if outcome is not None:
+        raise ValueError("the game is over")
+    if memo is None:
+        memo = {}
+    key = _key(game)
+    if key is not None and key in memo:
+        return memo[key]
+    mover = game.to_move
+    best = -2
+    for move in game.legal_moves():
+        game.play(move)
+        result = game.outcome()
+        if result is not None:
+            value = 0 if result.winner is None else (1 if result.winner == mover else -1)
+        elif game.to_move == mover:
+            value = minimax(game, memo)
+        else:
+            value = -minimax(game, memo)
+        game.undo()
+        if value > best:
+            best = value
+            if best == 1:
+                break
+    if key is not None:
+        memo[key] = best
+    return best
+
+
+def _key(game: Game[Any]) -> str | None:
+    try:
+        return game.position_string() + " " + repr(game.history[-2:])
+    except Exception:
+        return None
+
+
+@dataclasses.dataclass
+class Solution:
+    """What :meth:`Solver.solve` found."""
+
+    #: The value for the player to move ("unknown": the limits ran out first).
+    value: Value
+    #: Nodes the searches expanded.
+    nodes: int
+    seconds: float
+    #: Every winning move (text, as the game writes it), when asked for and the value is a win.
+    winning: list[str] | None = None
+    #: Moves that were not decided within the limits while listing the winning moves.
+    undecided: list[str] | None = None
+
+
+class Solver:
+    """The compiled df-pn search of one game (with its options), its table and its stack.
+
+    ``memory_mb`` bounds the table and the stack together: the stack (a frame per depth)
+    takes what it needs and the table the rest, in whole buckets of four 32-byte entries.
+    """
+
+    def __init__(
+        self, game: Game[Any], memory_mb: float = 256.0, eps: float = 0.25,
+        max_depth: int | None = None,
+    ) -> None:
+        import importlib
+
+        from engine.search import kernels
+
+        if game.name not in kernels.KERNELS:
+            raise ValueError(f"{game.title} has no compiled rules to solve with")
+        kernels.configure()
+        module_name, _, codec_name = kernels.KERNELS[game.name].partition(":")
+        codec = getattr(importlib.import_module(module_name), codec_name)()
+        if not codec.supports(game):
+            raise ValueError(f"the compiled rules of {game.title} do not cover these options")
+        from engine.search.kernels import dfpn
+
+        self.dfpn = dfpn
+        self.codec = codec
+        self.game = game.copy()
+        self.tables = codec.tables(game)
+        codes, most, work = codec.sizes(game)
+        depth = max_depth if max_depth is not None else min(2 * codes + 8, 600)
+        self.depth = depth
+        self.padded = game.name in PADDED
+        root = self.state(game)
+        budget = int(memory_mb * 1024 * 1024)
+        # room for longer records of earlier positions at later roots
+        length = root.shape[0] + (256 if self.padded else 0)
+        stack = dfpn.frame_bytes(depth, most, length, root.dtype.itemsize, work)
+        if stack + dfpn.ENTRY_BYTES * dfpn.BUCKET > budget:
+            raise ValueError(
+                f"--memory {memory_mb:g} MB is too small: the search stack alone takes "
+                f"{stack / 2**20:.1f} MB")
+        entries = (budget - stack) // dfpn.ENTRY_BYTES
+        self.table = dfpn.new_table(entries)
+        self.frames = dfpn.new_frames(depth, most, root, work)
+        self.most = most
+        self.work = work
+        self.eps = eps
+        self.nodes = 0
+        self.depth_hit = False
+        self.memory_mb = memory_mb
+        if game.outcome() is None:  # load (or compile) the search now, not in a timed solve
+            dfpn.search(self.tables, root, 0, self.table, self.frames, dfpn.new_meta(),
+                        eps, 0)
+
+    # ------------------------------------------------------------------------- sizes
+
+    @property
+    def entries(self) -> int:
+        return int(self.table[0].shape[0])
+
+    def table_bytes(self) -> int:
+        return sum(int(a.nbytes) for a in self.table)
+
+    def memory_bytes(self) -> int:
+        """Bytes of the table and the stack together (within ``memory_mb``)."""
+        return self.table_bytes() + sum(int(a.nbytes) for a in self.frames)
+
+    def used(self) -> int:
+        """Table entries in use."""
+        return int((self.table[0] != 0).sum())
+
+    # ------------------------------------------------------------------------ proving
+
+    def state(self, game: Game[Any]) -> Any:
+        """The array state of ``game`` for the search (see :data:`PADDED`)."""
+        state = self.codec.state(game)
+        if self.padded:
+            import numpy as np
+
+            state = np.concatenate([state, np.zeros(self.depth + 2, dtype=state.dtype)])
+        return state
+
+    def prove(
+        self, state: Any, attacker: int, deadline: float | None = None,
+        nodes: int | None = None,
+    ) -> int:
+        """Whether ``attacker`` wins from the array ``state`` (not over): 1 yes, -1 no,
+        0 undecided when the deadline (``time.monotonic()``) or the node limit came first."""
+        if self.frames[0].shape[1] != state.shape[0]:
+            self.frames = self.dfpn.new_frames(self.depth, self.most, state, self.work)
+        meta = self.dfpn.new_meta()
+        start = int(meta[self.dfpn.M_NODES])
+        while True:
+            step = SLICE
+            if nodes is not None:
+                step = min(step, nodes - int(meta[self.dfpn.M_NODES]) + start)
+                if step <= 0:
+                    break
+            result = int(self.dfpn.search(
+                self.tables, state, attacker, self.table, self.frames, meta, self.eps, step))
+            if result != 0 or int(meta[self.dfpn.M_SP]) < 0:
+                break
+            if int(meta[self.dfpn.M_SP]) == 0 and int(meta[self.dfpn.M_PN]) != 0 and \
+                    result == 0 and _stalled(meta, self.dfpn):
+                break
+            if deadline is not None and time.monotonic() >= deadline:
+                break
+        self.nodes += int(meta[self.dfpn.M_NODES])
+        self.depth_hit = self.depth_hit or bool(meta[self.dfpn.M_DEPTH_HIT])
+        return result
+
+    def rule(self, state: Any, op: int, move: int = 0) -> tuple[int, Any]:
+        """One rule on ``state`` (see :func:`engine.search.kernels.dfpn.rules`)."""
+        import numpy as np
+
+        out = np.zeros(self.most, dtype=np.int32)
+        w = np.zeros(self.work, dtype=np.int32)
+        n = int(self.dfpn.rules(self.tables, state, w, out, op, move))
+        return n, out[:n] if op == 0 else out
+
+    def value_of(
+        self, state: Any, deadline: float | None = None, nodes: int | None = None,
+        drawless: bool = False,
+    ) -> Value:
+        """The value of the array ``state`` (not over) for its player to move."""
+        mover = self.rule(state, 3)[0]
+        first = self.prove(state, mover, deadline, nodes)
+        if first == 1:
+            return "win"
+        if first == 0:
+            return "unknown"
+        if drawless:
+            return "loss"
+        second = self.prove(state, 1 - mover, deadline, nodes)
+        if second == 1:
+            return "loss"
+        return "draw" if second == -1 else "unknown"
+
+    def solve(
+        self, game: Game[Any], seconds: float | None = None, nodes: int | None = None,
+        all_moves: bool = False,
+    ) -> Solution:
+        """The value of ``game``'s position for its player to move (and, with
+        ``all_moves``, every winning move)."""
+        if game.outcome() is not None:
+            raise ValueError("the game is over: nothing to solve")
+        start = time.monotonic()
+        deadline = None if seconds is None else start + seconds
+        before = self.nodes
+        state = self.state(game)
+        value = self.value_of(state, deadline, nodes, game.name in DRAWLESS)
+        winning = undecided = None
+        if all_moves and value == "win":
+            winning, undecided = self.winning_moves(game, deadline, nodes)
+        return Solution(value, self.nodes - before, time.monotonic() - start, winning,
+                        undecided)
+
+    def winning_moves(
+        self, game: Game[Any], deadline: float | None = None, nodes: int | None = None,
+    ) -> tuple[list[str], list[str]]:
+        """The winning moves of the player to move in ``game`` (as text), and the moves the
+        limits left undecided. A move of several steps (Trisq) wins when its steps do."""
+        state = self.state(game)
+        mover = self.rule(state, 3)[0]
+        won: list[str] = []
+        open_: list[str] = []
+        self._walk(game, state, mover, [], won, open_, deadline, nodes)
+        return won, open_
+
+    def winning_move(
+        self, game: Game[Any], seconds: float | None = None, nodes: int | None = None,
+    ) -> Any | None:
+        """One winning move of ``game``'s player to move, if the search proves the position
+        won within the limits (else None)."""
+        if game.outcome() is not None:
+            return None
+        deadline = None if seconds is None else time.monotonic() + seconds
+        state = self.state(game)
+        mover = self.rule(state, 3)[0]
+        if self.prove(state, mover, deadline, nodes) != 1:
+            return None
+        codes: list[int] = []
+        while True:
+            _, legal = self.rule(state, 0)
+            for code in [int(c) for c in legal]:
+                child = state.copy()
+                self.rule(child, 1, code)
+                winner = self.rule(child, 2)[0]
+                if winner == mover or (winner < 0 and self.prove(child, mover) == 1):
+                    break
+            else:  # pragma: no cover - a proven position has a proven child
+                return None
+            codes.append(code)
+            move = self.codec.assemble(game, codes)
+            if move is not None:
+                return move
+            state = child
+
+    def _walk(
+        self, game: Game[Any], state: Any, mover: int, codes: list[int], won: list[str],
+        open_: list[str], deadline: float | None, nodes: int | None,
+    ) -> None:
+        _, legal = self.rule(state, 0)
+        for code in [int(c) for c in legal]:
+            child = state.copy()
+            self.rule(child, 1, code)
+            path = codes + [code]
+            winner = self.rule(child, 2)[0]
+            if winner >= 0:
+                result = 1 if winner == mover else -1
+            else:
+                result = self.prove(child, mover, deadline, nodes)
+            if result == 0:
+                open_.append(self._text(game, path))
+                continue
+            if result != 1:
+                continue
+            if winner < 0 and self.rule(child, 3)[0] == mover and \
+                    self.codec.assemble(game, path) is None:
+                self._walk(game, child, mover, path, won, open_, deadline, nodes)
+            else:
+                won.append(self._text(game, path))
+
+    def _text(self, game: Game[Any], codes: list[int]) -> str:
+        move = self.codec.assemble(game, codes)
+        if move is None:
+            return "+".join(str(c) for c in codes)
+        return game.format_move(move)
+
+    # ---------------------------------------------------------------------- checkpoints
+
+    def header(self) -> str:
+        return json.dumps({"game": self.game.name, "options": {
+            k: str(v) for k, v in sorted(self.game.options.items())},
+            "entries": self.entries})
+
+    def save(self, path: Path) -> None:
+        """Write the table to ``path`` (numpy's .npz)."""
+        import numpy as np
+
+        keys, pn, dn, work = self.table
+        with open(path, "wb") as out:
+            np.savez(out, header=np.array(self.header()), keys=keys, pn=pn, dn=dn, work=work)
+
+    def load(self, path: Path) -> None:
+        """Read a table written by :meth:`save` for the same game, options and memory;
+        ValueError if it is for something else."""
+        import numpy as np
+
+        with np.load(path) as data:
+            header = str(data["header"])
+            if header != self.header():
+                raise ValueError(
+                    f"{path} holds a table for {header}, not for {self.header()}")
+            for mine, name in zip(self.table, ("keys", "pn", "dn", "work"), strict=True):
+                mine[:] = data[name]
+
+
+def _stalled(meta: Any, dfpn: Any) -> bool:
+    """The search cannot go on (the depth limit made every line at the root unknown)."""
+    return bool(meta[dfpn.M_DEPTH_HIT]) and int(meta[dfpn.M_PN]) >= int(dfpn.UNKNOWN)

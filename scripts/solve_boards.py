@@ -1,0 +1,261 @@
+"""Solve the small boards and write the results: docs/solved.md (values of the empty boards
+with and without the pie rule, maps of the first moves, endings of Bricka and Brax) and the
+opening book engine/search/book/<game>.json that the engine plays from.
+
+Usage: python scripts/solve_boards.py [--budget S] [--memory MB] [--out docs/solved.md]
+[--book engine/search/book] [--only brique,flicker,...]
+
+Each board gets at most ``--budget`` seconds per solve; what was not decided within it is
+written as not reached. The figures (nodes, seconds) are this machine's on the day.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine.games.core import Game  # noqa: E402
+from engine.games.registry import new_game  # noqa: E402
+from engine.search.solve import Solver  # noqa: E402
+
+BOARDS: list[tuple[str, dict[str, Any]]] = [
+    ("brique", {"size": 3, "pie": False}),
+    ("brique", {"size": 3, "pie": True}),
+    ("brique", {"size": 4, "pie": False}),
+    ("brique", {"size": 4, "pie": True}),
+    ("brique", {"size": 5, "pie": False}),
+    ("brique", {"size": 5, "pie": True}),
+    ("flicker", {"size": 3, "pie": False}),
+    ("flicker", {"size": 3, "pie": True}),
+    ("flicker", {"size": 4, "pie": False}),
+    ("flicker", {"size": 4, "pie": True}),
+    ("flicker", {"size": 5, "pie": False}),
+    ("trisq", {"size": 4}),
+]
+
+OPPOSITE = {"win": "loss", "loss": "win", "draw": "draw", "unknown": "unknown"}
+
+
+def label(name: str, options: dict[str, Any]) -> str:
+    parts = [f"{options['size']}x{options['size']}"] if "size" in options else []
+    if "pie" in options:
+        parts.append("pie rule" if options["pie"] else "no pie rule")
+    return f"{name.capitalize()} " + ", ".join(parts)
+
+
+def first_moves(
+    solver: Solver, game: Game[Any], budget: float
+) -> tuple[dict[str, str], float, int]:
+    """The value of each first move for the player who makes it (at most ``budget`` seconds
+    each and three budgets in all: the rest are not decided)."""
+    values: dict[str, str] = {}
+    start = time.monotonic()
+    nodes = 0
+    for move in game.legal_moves():
+        if time.monotonic() - start > 3 * budget:
+            values[game.format_move(move)] = "unknown"
+            continue
+        after = game.copy()
+        after.play(move)
+        token = game.format_move(move)
+        if after.outcome() is not None:
+            values[token] = "win"
+            continue
+        found = solver.solve(after, seconds=budget)
+        nodes += found.nodes
+        same = after.to_move == game.to_move
+        values[token] = found.value if same else OPPOSITE[found.value]
+    return values, time.monotonic() - start, nodes
+
+
+def grid(game: Game[Any], values: dict[str, str]) -> list[str] | None:
+    """The first moves as a board, a markdown table (W wins, L loses, D draws, ? not
+    decided), rows from the top; None when the moves are not squares of a grid."""
+    n = int(game.options.get("size", 0))
+    if game.name not in ("brique", "flicker") or not n:
+        return None
+    marks = {"win": "W", "loss": "L", "draw": "D", "unknown": "?"}
+    letters = "abcdefghjklmnopqrstuvwxyz"[:n]
+    rows = ["|   | " + " | ".join(letters) + " |", "|---" * (n + 1) + "|"]
+    for r in range(n, 0, -1):
+        cells = [marks[values.get(f"{letters[f]}{r}", "unknown")] for f in range(n)]
+        rows.append(f"| **{r}** | " + " | ".join(cells) + " |")
+    return rows
+
+
+def solve_board(
+    name: str, options: dict[str, Any], budget: float, memory: float, tables: list[Path]
+) -> tuple[list[str], list[dict[str, Any]]]:
+    game = new_game(name, **options)
+    solver = Solver(game, memory_mb=memory)
+    for path in tables:  # a table saved by `gtpgames solve --checkpoint` for this board
+        try:
+            solver.load(path)
+        except ValueError:
+            continue
+    found = solver.solve(game, seconds=budget, all_moves=True)
+    lines = [f"### {label(name, options)}", ""]
+    mover = game.player_name(game.to_move)
+    lines.append(f"- empty board: **{found.value}** for {mover} (the first player), "
+                 f"{found.nodes:,} nodes, {found.seconds:.1f} s")
+    book: list[dict[str, Any]] = []
+    if found.value in ("win", "loss", "draw"):
+        book.append({"options": options, "position": game.position_string(),
+                     "value": found.value, "moves": found.winning or []})
+    if found.value == "win" and found.winning is not None:
+        rest = " (the others not decided within the time)" if found.undecided else ""
+        lines.append(f"- winning first moves: {' '.join(found.winning) or '(none)'}{rest}")
+    if found.value == "unknown":
+        lines += ["- first moves: not solved", ""]
+        return lines, book
+    values, seconds, nodes = first_moves(solver, game, budget)
+    for token in found.winning or []:
+        if values[token] not in ("win", "unknown"):
+            raise SystemExit(f"{label(name, options)}: {token} listed as winning, "
+                             f"but the position after it solves as {values[token]}")
+    decided = sum(v != "unknown" for v in values.values())
+    lines.append(f"- first moves decided: {decided} of {len(values)} "
+                 f"({nodes:,} nodes, {seconds:.1f} s)")
+    picture = grid(game, values)
+    if picture is not None:
+        lines += ["", *picture]
+    elif name == "trisq":
+        won = sorted(t for t, v in values.items() if v == "win")
+        lines.append(f"- winning first placements: {' '.join(won) or '(none)'}")
+    # the book: the replies of the second player after each losing first move (boards up
+    # to 4x4: on larger ones the engine's solver finds them within a move's time, or not)
+    for move in game.legal_moves() if options.get("size", 0) <= 4 else []:
+        token = game.format_move(move)
+        if values.get(token) != "loss":
+            continue
+        after = game.copy()
+        after.play(move)
+        reply = solver.solve(after, seconds=budget, all_moves=True)
+        if reply.value == "win" and reply.winning:
+            book.append({"options": options, "position": after.position_string(),
+                         "value": "win", "moves": reply.winning})
+    lines.append(f"- table: {solver.entries:,} entries, "
+                 f"{solver.memory_bytes() / 2**20:.0f} MB with the stack")
+    lines.append("")
+    return lines, book
+
+
+def endings(name: str, budget: float, memory: float, seed: int) -> list[str]:
+    """Random games of ``name`` solved from N plies before their end, N growing until a
+    solve does not finish within the budget."""
+    rng = random.Random(seed)
+    lines = [f"### {name.capitalize()} endings", "",
+             "| plies before the end | solved | values | nodes (most) | seconds (most) |",
+             "|---|---|---|---|---|"]
+    solver: Solver | None = None
+    for back in (2, 4, 6, 8, 10, 12, 16, 20, 24, 32):
+        solved = 0
+        tried = 0
+        values: list[str] = []
+        most_nodes = 0
+        most_seconds = 0.0
+        for _ in range(3):
+            game = new_game(name)
+            while game.outcome() is None:
+                game.play(game.random_move(rng))
+            if len(game.history) <= back:
+                continue
+            for _ in range(back):
+                game.undo()
+            if game.outcome() is not None:
+                continue
+            position = type(game).from_position_string(game.position_string())
+            if solver is None:
+                solver = Solver(position, memory_mb=memory)
+            found = solver.solve(position, seconds=budget)
+            tried += 1
+            most_nodes = max(most_nodes, found.nodes)
+            most_seconds = max(most_seconds, found.seconds)
+            values.append(found.value)
+            solved += found.value != "unknown"
+        lines.append(f"| {back} | {solved} of {tried} | {' '.join(values)} | "
+                     f"{most_nodes:,} | {most_seconds:.1f} |")
+        if tried and solved < tried:
+            break
+    lines.append("")
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--budget", type=float, default=300.0,
+                        help="seconds at most per solve (a tenth of it per ending)")
+    parser.add_argument("--memory", type=float, default=512.0,
+                        help="megabytes for each solver's table and stack")
+    parser.add_argument("--out", type=Path, default=Path("docs/solved.md"),
+                        help="the page to write")
+    parser.add_argument("--book", type=Path, default=Path("engine/search/book"),
+                        help="directory of the opening book files to write")
+    parser.add_argument("--only", default="", help="comma-separated games (default: all)")
+    parser.add_argument("--note", default="", help="a paragraph for the head of the page")
+    parser.add_argument("--table", type=Path, action="append", default=[],
+                        help="a checkpoint table to start from (used where it fits)")
+    parser.add_argument("--cache", type=Path, default=None,
+                        help="directory keeping each board's results: boards found there "
+                        "are not solved again")
+    parser.add_argument("--largest", type=int, default=99, help="largest board size")
+    args = parser.parse_args()
+    only = set(filter(None, args.only.split(",")))
+    body: list[str] = []
+    books: dict[str, list[dict[str, Any]]] = {}
+    for name, options in BOARDS:
+        if (only and name not in only) or options.get("size", 0) > args.largest:
+            continue
+        kept = args.cache / f"{name}-{json.dumps(options, sort_keys=True)}.json" \
+            if args.cache else None
+        if kept is not None and kept.exists():
+            lines, book = json.loads(kept.read_text())
+        else:
+            print(f"solving {label(name, options)}", file=sys.stderr, flush=True)
+            lines, book = solve_board(name, options, args.budget, args.memory, args.table)
+            if kept is not None:
+                kept.parent.mkdir(parents=True, exist_ok=True)
+                kept.write_text(json.dumps([lines, book]))
+        body += lines
+        books.setdefault(name, []).extend(book)
+        print("\n".join(lines), file=sys.stderr, flush=True)
+    for name in ("bricka", "brax"):
+        if only and name not in only:
+            continue
+        kept = args.cache / f"{name}-endings.json" if args.cache else None
+        if kept is not None and kept.exists():
+            lines = json.loads(kept.read_text())
+        else:
+            print(f"solving {name} endings", file=sys.stderr, flush=True)
+            lines = endings(name, args.budget / 10, args.memory, seed=1)
+            if kept is not None:
+                kept.parent.mkdir(parents=True, exist_ok=True)
+                kept.write_text(json.dumps(lines))
+        body += lines
+        print("\n".join(lines), file=sys.stderr, flush=True)
+    for name, entries in books.items():
+        args.book.mkdir(parents=True, exist_ok=True)
+        (args.book / f"{name}.json").write_text(json.dumps(entries, indent=1) + "\n")
+    head = [
+        "# Solved boards", "",
+        "Values proven by `gtpgames solve` (a depth-first proof-number search, see the guide)",
+        "for the player to move, written by `scripts/solve_boards.py` on a 2-core machine",
+        "shared with other work; the nodes and seconds of each solve are given. In the maps of",
+        "first moves, W marks a first move that wins for the player who makes it, L one that",
+        "loses, D a draw and ? one not decided within the time. A board marked unknown was not",
+        "decided within its time. A first move's value comes from a solve of the position",
+        "after it, which checks the winning moves the solve of the empty board lists.", "",
+        *([args.note, ""] if args.note else []),
+    ]
+    args.out.write_text("\n".join(head + body).rstrip() + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,71 @@
+"""Perfect play: the engine plays proven moves from the opening book of solved boards
+(engine/search/book) and from the solver within a move's budget, and says so in analysis."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine.games.registry import new_game
+from engine.search import book
+from engine.search.mcts import MctsPlayer
+from engine.search.players import Limit
+from engine.search.solve import Solver, minimax
+from protocol.server import build_engine
+from tests.protocol.test_analysis import parse_line
+
+pytest.importorskip("numba")
+
+
+def test_book_entries_are_right() -> None:
+    """Every entry of the shipped book on a 3x3 board agrees with minimax, and its moves win."""
+    checked = 0
+    for name in ("brique", "flicker"):
+        for (_, position), entry in book._entries(name).items():
+            options = entry["options"]
+            if options.get("size") != 3:
+                continue
+            game = new_game(name, **options)
+            game = type(game).from_position_string(position, **options)
+            value = minimax(game.copy())
+            assert entry["value"] == {1: "win", 0: "draw", -1: "loss"}[value]
+            for token in entry["moves"]:
+                after = game.copy()
+                after.play_text(token)
+                result = after.outcome()
+                if result is None:
+                    assert minimax(after.copy()) == (1 if after.to_move == game.to_move else -1)
+                else:
+                    assert result.winner == game.to_move
+            checked += 1
+    assert checked >= 4
+
+
+def test_book_move_is_played_and_reported_proven() -> None:
+    game = new_game("brique", size=3, pie=False)
+    engine, session = build_engine(game, MctsPlayer(random.Random(1)), None,
+                                   Limit(playouts=50))
+    response = engine.handle_line("gtpgames-analyze playouts 50")
+    assert response is not None
+    best = parse_line(response.split("\n")[-3])[0]
+    assert best["proven"] == "win"
+    assert best["move"] in book.lookup(game)["moves"]  # type: ignore[index]
+
+
+@pytest.mark.parametrize(("size", "pie"), [(3, False), (3, True), (4, False)])
+def test_self_play_winner_is_the_solved_side(size: int, pie: bool) -> None:
+    """The engine (solver on) against itself: the side the solution says wins, wins."""
+    game = new_game("brique", size=size, pie=pie)
+    value = Solver(game, memory_mb=16).solve(game).value
+    winner_expected = game.to_move if value == "win" else 1 - game.to_move
+    player = MctsPlayer(random.Random(3), prove=True)
+    proven_moves = 0
+    while game.outcome() is None:
+        result = player.search(game, Limit(playouts=20_000))
+        if result.proven == "win":
+            proven_moves += 1
+        game.play(result.best)
+    outcome = game.outcome()
+    assert outcome is not None and outcome.winner == winner_expected
+    assert proven_moves > 0

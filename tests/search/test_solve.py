@@ -1,0 +1,332 @@
+"""The proof-number solver (engine/search/solve.py, engine/search/kernels/dfpn.py) against
+plain exhaustive minimax on the Python rules cores: the values of small boards and of random
+endings, the winning moves, the bounded table, checkpoints, and ``gtpgames solve``."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.games.core import Game
+from engine.games.registry import new_game
+from engine.search.solve import Solver, minimax
+
+pytest.importorskip("numba")
+
+VALUES = {1: "win", 0: "draw", -1: "loss"}
+
+
+class TooBig(Exception):
+    pass
+
+
+def capped_minimax(game: Game[Any], cap: int) -> int:
+    """:func:`minimax` that gives up (TooBig) after ``cap`` positions."""
+    memo: dict[str, int] = {}
+    seen = [0]
+
+    def go(g: Game[Any]) -> int:
+        seen[0] += 1
+        if seen[0] > cap:
+            raise TooBig
+        key = g.position_string() + " " + repr(g.history[-2:])
+        if key in memo:
+            return memo[key]
+        mover = g.to_move
+        best = -2
+        for move in g.legal_moves():
+            g.play(move)
+            result = g.outcome()
+            if result is not None:
+                value = 0 if result.winner is None else (1 if result.winner == mover else -1)
+            elif g.to_move == mover:
+                value = go(g)
+            else:
+                value = -go(g)
+            g.undo()
+            if value > best:
+                best = value
+                if best == 1:
+                    break
+        memo[key] = best
+        return best
+
+    return go(game)
+
+
+def winning_by_minimax(game: Game[Any]) -> set[str]:
+    """The moves after which the mover wins, by minimax."""
+    mover = game.to_move
+    won = set()
+    for move in game.legal_moves():
+        game.play(move)
+        result = game.outcome()
+        if result is not None:
+            good = result.winner == mover
+        else:
+            value = minimax(game)
+            good = value == (1 if game.to_move == mover else -1)
+        game.undo()
+        if good:
+            won.add(game.format_move(move))
+    return won
+
+
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [
+        ("brique", {"size": 3, "pie": False}),
+        ("brique", {"size": 3, "pie": True}),
+        ("flicker", {"size": 3, "pie": False}),
+    ],
+)
+def test_small_boards_match_minimax(name: str, options: dict[str, object]) -> None:
+    game = new_game(name, **options)
+    solver = Solver(game, memory_mb=16)
+    found = solver.solve(game, all_moves=True)
+    assert found.value == VALUES[minimax(game.copy())]
+    if found.value == "win":
+        assert found.winning is not None
+        assert set(found.winning) == winning_by_minimax(game.copy())
+    else:
+        # a lost position: every move of the mover is a win of the opponent
+        for move in game.legal_moves():
+            after = game.copy()
+            after.play(move)
+            if after.outcome() is None:
+                value = solver.solve(after).value
+                assert value == ("loss" if after.to_move == game.to_move else "win")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [
+        ("flicker", {"size": 3, "pie": True}),
+        ("brique", {"size": 4, "pie": False}),
+        ("brique", {"size": 4, "pie": True}),
+        ("flicker", {"size": 4, "pie": False}),
+    ],
+)
+def test_larger_small_boards_match_minimax(name: str, options: dict[str, object]) -> None:
+    game = new_game(name, **options)
+    solver = Solver(game, memory_mb=64)
+    found = solver.solve(game, all_moves=True)
+    assert found.value == VALUES[minimax(game.copy())]
+    if found.value == "win":
+        assert found.winning is not None
+        assert set(found.winning) == winning_by_minimax(game.copy())
+
+
+def random_endings(
+    name: str, options: dict[str, object], seed: int, count: int, cap: int,
+    setup: Any = None,
+) -> list[tuple[Game[Any], int]]:
+    """``count`` positions of random games, each as late as needed (counted back from the
+    end of the game) for exhaustive minimax to finish within ``cap`` positions, with their
+    minimax values. Positions go through their position string (a short history)."""
+    rng = random.Random(seed)
+    found: list[tuple[Game[Any], int]] = []
+    tries = 0
+    while len(found) < count:
+        tries += 1
+        assert tries < 50 * count, "no small enough ending found"
+        game = new_game(name, **options) if setup is None else setup(rng)
+        line = []
+        while game.outcome() is None:
+            move = game.random_move(rng)
+            line.append(move)
+            game.play(move)
+        candidate: tuple[Game[Any], int] | None = None
+        for back in range(2, 14):
+            if back > len(line):
+                break
+            probe = game.copy()
+            for _ in range(back):
+                probe.undo()
+            if probe.outcome() is not None:
+                continue
+            fresh = type(probe).from_position_string(probe.position_string(), **options)
+            try:
+                candidate = (fresh, capped_minimax(fresh.copy(), cap))
+            except TooBig:
+                break
+        if candidate is not None:
+            found.append(candidate)
+    return found
+
+
+def brax_skirmish(rng: random.Random) -> Game[Any]:
+    """Brax (default options) with 1-3 pieces a side on a random 4x4 patch: random games
+    from there end by captures, not by the 100-ply draw."""
+    from engine.games.brax import Brax
+
+    while True:
+        nr, nb = rng.randint(1, 3), rng.randint(1, 3)
+        f0, r0 = rng.randrange(6), rng.randrange(6)
+        patch = [(f, r) for r in range(r0, r0 + 4) for f in range(f0, f0 + 4)]
+        points = rng.sample(patch, nr + nb)
+        names = [f"{'abcdefghi'[f]}{r + 1}" for f, r in points]
+        game = Brax.from_position(
+            {"red": " ".join(names[:nr]), "blue": " ".join(names[nr:])},
+            rng.choice(["red", "blue"]),
+        )
+        if not game.is_over():
+            return game
+
+
+ENDINGS = [
+    ("brique", {"size": 5, "pie": True}, None),
+    ("flicker", {"size": 4, "pie": True}, None),
+    ("trisq", {"size": 4}, None),
+    ("bricka", {}, None),
+    # slow: most random skirmishes stay too big for minimax for many plies
+    pytest.param("brax", {}, brax_skirmish, marks=pytest.mark.slow),
+]
+
+
+@pytest.mark.parametrize(("name", "options", "setup"), ENDINGS)
+def test_endings_match_minimax(name: str, options: dict[str, object], setup: Any) -> None:
+    endings = random_endings(name, options, seed=7, count=6, cap=3000, setup=setup)
+    solver = Solver(endings[0][0], memory_mb=16)
+    values = set()
+    for game, value in endings:
+        found = solver.solve(game, all_moves=True)
+        assert found.value == VALUES[value], game.position_string()
+        values.add(found.value)
+        if found.value == "win":
+            assert found.winning is not None
+            for token in found.winning:
+                after = game.copy()
+                move = after.parse_move(token)
+                after.play(move)
+                if after.outcome() is not None:
+                    result = after.outcome()
+                    assert result is not None and result.winner == game.to_move
+                else:
+                    expect = 1 if after.to_move == game.to_move else -1
+                    assert capped_minimax(after, 10**6) == expect
+    assert len(values) >= 1
+
+
+def test_table_stays_inside_memory() -> None:
+    game = new_game("brique", size=4, pie=False)
+    for megabytes in (1.0, 3.0, 10.0):
+        solver = Solver(game, memory_mb=megabytes)
+        assert solver.memory_bytes() <= megabytes * 2**20
+        assert solver.memory_bytes() > 0.9 * megabytes * 2**20
+
+
+def test_small_table_still_exact() -> None:
+    """With a table far too small for the whole search, entries get replaced, and the value is
+    still right."""
+    game = new_game("brique", size=4, pie=True)
+    game.play_text("b2")
+    solver = Solver(game, memory_mb=0.2)
+    found = solver.solve(game)
+    assert found.nodes > 4 * solver.entries  # far more positions than entries
+    big = Solver(game, memory_mb=32).solve(game)
+    assert found.value == big.value != "unknown"
+    assert solver.used() <= solver.entries
+
+
+def test_memory_too_small_is_an_error() -> None:
+    with pytest.raises(ValueError, match="too small"):
+        Solver(new_game("brique", size=5), memory_mb=0.001)
+
+
+def test_node_limit_gives_unknown() -> None:
+    game = new_game("brique", size=5, pie=False)
+    solver = Solver(game, memory_mb=16)
+    assert solver.solve(game, nodes=50).value == "unknown"
+
+
+def test_checkpoint_resumes(tmp_path: Path) -> None:
+    game = new_game("brique", size=4, pie=False)
+    first = Solver(game, memory_mb=8)
+    assert first.solve(game).value == "win"
+    path = tmp_path / "table.npz"
+    first.save(path)
+    again = Solver(game, memory_mb=8)
+    again.load(path)
+    resumed = again.solve(game)
+    assert resumed.value == "win"
+    assert resumed.nodes < 10  # the root's proof is in the table
+    other = Solver(new_game("brique", size=4, pie=True), memory_mb=8)
+    with pytest.raises(ValueError, match="holds a table"):
+        other.load(path)
+
+
+@pytest.mark.parametrize(("name", "options", "moves"), [
+    ("brique", {"size": 4, "pie": False}, ""),
+    ("brique", {"size": 5, "pie": True}, "c3 swap b2 b4 d2"),
+    ("flicker", {"size": 4, "pie": False}, "b2 c3 c2 b3"),
+])
+def test_winning_moves_resolved_from_the_position_after(
+    name: str, options: dict[str, object], moves: str
+) -> None:
+    """Each winning move the solver lists on a board too large for minimax is a loss for the
+    opponent when solved again, by a fresh solver, from the position after it; and a move it
+    does not list is not a loss for the opponent."""
+    game = new_game(name, **options)
+    for token in moves.split():
+        game.play_text(token)
+    found = Solver(game, memory_mb=32).solve(game, seconds=120, all_moves=True)
+    assert found.value in ("win", "loss") and not found.undecided
+    winning = found.winning or []
+    assert bool(winning) == (found.value == "win")
+    fresh = Solver(game, memory_mb=32)
+    for move in game.legal_moves():
+        after = game.copy()
+        after.play(move)
+        if after.outcome() is not None:
+            continue
+        value = fresh.solve(after, seconds=120).value
+        assert value != "unknown"
+        listed = game.format_move(move) in winning
+        assert (value == ("win" if after.to_move == game.to_move else "loss")) == listed
+
+
+def run_cli(*args: str) -> tuple[int, str, str]:
+    from typer.testing import CliRunner
+
+    from gtpgames.cli import app
+
+    done = CliRunner().invoke(app, ["solve", *args])
+    return done.exit_code, done.stdout, done.stderr
+
+
+def test_cli_solves_and_lists_winning_moves(tmp_path: Path) -> None:
+    path = tmp_path / "t.npz"
+    code, out, _ = run_cli("brique", "--size", "3", "--option", "pie=off", "--all",
+                           "--memory", "8", "--checkpoint", str(path))
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "Black to move: win"
+    assert lines[-1] == "winning moves: a1 a2 b2 b3 c3"
+    assert path.exists()
+    code, out, _ = run_cli("brique", "--size", "3", "--option", "pie=off", "--memory", "8",
+                           "--checkpoint", str(path))
+    assert code == 0 and "nodes: 1\n" in out  # the root's proof came from the file
+    code, out, _ = run_cli("brique", "--size", "3", "--moves", "a1", "--memory", "8")
+    assert code == 0 and out.startswith("White to move: win")
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("nosuch",), "unknown game"),
+    (("brique", "--moves", "zz"), "invalid move 'zz'"),
+    (("brique", "--size", "3", "--moves", "a1", "--position", "3/3/3 b -"), "not both"),
+    (("brique", "--size", "3", "--memory", "1", "--option", "pie"), "KEY=VALUE"),
+    (("brique", "--size", "3", "--moves", "b1 a1 b2 a2 b3"), "game is over"),
+    (("brique", "--size", "9", "--memory", "2", "--time", "0.5", "--checkpoint",
+      "/nonexistent/x.npz"),
+     "No such file"),
+])
+def test_cli_errors_are_one_line_and_exit_2(args: tuple[str, ...], message: str) -> None:
+    code, out, err = run_cli(*args)
+    assert code == 2
+    assert out == ""
+    assert err.startswith("gtpgames: ") and err.count("\n") == 1 and message in err
