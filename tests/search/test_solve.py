@@ -105,10 +105,9 @@ def test_small_boards_match_minimax(name: str, options: dict[str, object]) -> No
 @pytest.mark.parametrize(
     ("name", "options"),
     [
+        # the empty 4x4 boards take this minimax more than 7 minutes each: they are checked
+        # by re-solving after every move (below) and by endings
         ("flicker", {"size": 3, "pie": True}),
-        ("brique", {"size": 4, "pie": False}),
-        ("brique", {"size": 4, "pie": True}),
-        ("flicker", {"size": 4, "pie": False}),
     ],
 )
 def test_larger_small_boards_match_minimax(name: str, options: dict[str, object]) -> None:
