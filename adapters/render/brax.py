@@ -13,15 +13,15 @@ from adapters.render.draw import (
     Options,
     Svg,
     caption,
-    column_labels,
     draw_caption,
     draw_overlays,
+    grid_labels,
     player_word,
     points_attr,
 )
 from engine.games.brax import Brax, BraxMove
 from engine.games.brax_board import BLUE, N, horizontal_colour, vertical_colour
-from engine.games.notation import column_letter, format_point
+from engine.games.notation import format_point
 
 S = 46.0
 M = 44.0
@@ -135,14 +135,7 @@ def render(game: Brax, options: Options, svg: Svg) -> tuple[float, float, str]:
         return at(move.paths[-1][-1])
 
     extra = draw_overlays(svg, game, options, anchor, S)
-    column_labels(
-        svg,
-        [(M + f * S, column_letter(f, notation)) for f in range(N)],
-        [(M + (N - 1 - r) * S, str(r + 1)) for r in range(N)],
-        (M - S / 2, M - S / 2, M + span + S / 2, M + span + S / 2),
-        12,
-        14,
-    )
+    grid_labels(svg, N, notation, M, S, False, 12, 14)
     lines = [caption(game), *extra]
     if forced:
         names = " ".join(format_point(p % N, p // N, notation) for p in sorted(forced))

@@ -16,9 +16,9 @@ from adapters.render.draw import (
     Options,
     Svg,
     caption,
-    column_labels,
     draw_caption,
     draw_overlays,
+    grid_labels,
     points_attr,
 )
 from engine.games.bricka import EMPTY, NEUTRAL, PASS, Bricka
@@ -33,7 +33,7 @@ from engine.games.bricka_board import (
     POINTS,
     SIDE_OF,
 )
-from engine.games.notation import column_letter, format_point
+from engine.games.notation import format_point
 
 S = 34.0
 M = 40.0
@@ -128,14 +128,7 @@ def render(game: Bricka, options: Options, svg: Svg) -> tuple[float, float, str]
         return None if move == PASS else _xy(int(move))
 
     extra = draw_overlays(svg, game, options, anchor, S)
-    column_labels(
-        svg,
-        [(M + f * S, column_letter(f, notation)) for f in range(GRID)],
-        [(M + (GRID - 1 - r) * S, str(r + 1)) for r in range(GRID)],
-        (M - S / 2, M - S / 2, M + span + S / 2, M + span + S / 2),
-        8,
-        13,
-    )
+    grid_labels(svg, GRID, notation, M, S, False, 8, 13)
     lines = [caption(game), *extra]
     if blocked:
         lines[0] += " (grey cells: blocked)"

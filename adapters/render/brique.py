@@ -15,13 +15,13 @@ from adapters.render.draw import (
     Options,
     Svg,
     caption,
-    column_labels,
     draw_caption,
     draw_overlays,
+    grid_labels,
 )
 from engine.games.brique import EMPTY, Brique, BriqueMove
 from engine.games.grid import coords
-from engine.games.notation import column_letter, format_point
+from engine.games.notation import format_point
 
 S = 40.0
 M = 48.0
@@ -131,14 +131,7 @@ def render(game: Brique, options: Options, svg: Svg) -> tuple[float, float, str]
         return None if move.is_swap else centre(move.square)
 
     extra = draw_overlays(svg, game, options, anchor, S)
-    column_labels(
-        svg,
-        [(M + (f + 0.5) * S, column_letter(f, notation)) for f in range(n)],
-        [(M + (n - 1 - r + 0.5) * S, str(r + 1)) for r in range(n)],
-        (M, M, M + side, M + side),
-        BAR + 20,
-        14,
-    )
+    grid_labels(svg, n, notation, M, S, True, BAR + 20, 14)
     lines = [caption(game), *extra]
     if fills and not game.is_over():
         lines[0] += " (dashed: squares a move would fill)"

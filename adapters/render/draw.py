@@ -16,7 +16,7 @@ from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 from engine.games.core import Game
-from engine.games.notation import Notation
+from engine.games.notation import Notation, column_letter
 from engine.search.base import MoveStat
 
 #: Fill and stroke of the pieces of player 0 (Black, Red in Trisq and Brax) and player 1.
@@ -223,6 +223,31 @@ def draw_overlays(
         svg.close("g")
     svg.close("g")
     return extra
+
+
+def grid_labels(
+    svg: Svg,
+    n: int,
+    notation: Notation,
+    origin: float,
+    step: float,
+    centred: bool,
+    gap: float,
+    size: float,
+) -> None:
+    """:func:`column_labels` of an n x n grid whose first column and top row start at
+    ``origin``, ``step`` apart: on the cells' centres (``centred``, a board of squares) or on
+    its points; rows are numbered from the bottom."""
+    half = 0.5 if centred else 0.0
+    edge = origin + (half - 0.5) * step
+    column_labels(
+        svg,
+        [(origin + (f + half) * step, column_letter(f, notation)) for f in range(n)],
+        [(origin + (n - 1 - r + half) * step, str(r + 1)) for r in range(n)],
+        (edge, edge, edge + n * step, edge + n * step),
+        gap,
+        size,
+    )
 
 
 def column_labels(

@@ -16,12 +16,12 @@ from adapters.render.draw import (
     Options,
     Svg,
     caption,
-    column_labels,
     draw_caption,
     draw_overlays,
+    grid_labels,
 )
 from engine.games.flicker import PLACE, REMOVE, Flicker, FlickerMove
-from engine.games.notation import column_letter, format_point
+from engine.games.notation import format_point
 
 S = 36.0
 M = 52.0
@@ -114,14 +114,7 @@ def render(game: Flicker, options: Options, svg: Svg) -> tuple[float, float, str
         return at(move.point) if move.point >= 0 else None
 
     extra = draw_overlays(svg, game, options, anchor, S)
-    column_labels(
-        svg,
-        [(M + f * S, column_letter(f, notation)) for f in range(n)],
-        [(M + (n - 1 - r) * S, str(r + 1)) for r in range(n)],
-        (M - S / 2, M - S / 2, M + span + S / 2, M + span + S / 2),
-        BAR + 16,
-        14,
-    )
+    grid_labels(svg, n, notation, M, S, False, BAR + 16, 14)
     lines = [caption(game), *extra]
     if removable or banned is not None or protected is not None:
         lines[0] += " (x: removable; dashed: restricted)"

@@ -15,12 +15,12 @@ from adapters.render.draw import (
     Options,
     Svg,
     caption,
-    column_labels,
     draw_caption,
     draw_overlays,
+    grid_labels,
     points_attr,
 )
-from engine.games.notation import column_letter, format_point
+from engine.games.notation import format_point
 from engine.games.trisq import Trisq
 from engine.games.trisq_geometry import CORNERS, ORIENTATIONS, PIECES, UNIT, slot_parts
 
@@ -130,14 +130,7 @@ def render(game: Trisq, options: Options, svg: Svg) -> tuple[float, float, str]:
         return _centroid(points)
 
     extra = draw_overlays(svg, game, options, anchor, S * 0.8)
-    column_labels(
-        svg,
-        [(M + (f + 0.5) * S, column_letter(f, notation)) for f in range(n)],
-        [(M + (n - 1 - r + 0.5) * S, str(r + 1)) for r in range(n)],
-        (M, M, M + side, M + side),
-        BAR + 20,
-        14,
-    )
+    grid_labels(svg, n, notation, M, S, True, BAR + 20, 14)
     lines = [caption(game), *extra]
     draw_caption(svg, view_w / 2, M + side + 52, lines[:2], 14)
     view_h = M + side + 52 + 14 * 1.3 * min(len(lines), 2) + 4
