@@ -150,15 +150,18 @@ def compare_stats(name: str, c_dir: Path, count: int, seed: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("games", nargs="*", default=list(GAMES))
+    parser.add_argument("games", nargs="*", default=list(GAMES),
+                        help="the games to measure (default: all five)")
     parser.add_argument("--c-reference", type=Path, default=Path("/tmp/perfref"),
                         help="the directory of the built C programs")
     parser.add_argument("--seconds", type=float, default=1.0, help="per measure and round")
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="rounds of C then kernel; the median is printed (default 3)")
     parser.add_argument("--stats", type=int, default=200_000,
                         help="playouts of each for the statistics (0: none)")
-    parser.add_argument("--sizes", choices=("default", "all"), default="all")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--sizes", choices=("default", "all"), default="all",
+                        help="the default size only, or also the smallest and largest (default)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of C and kernel playouts")
     args = parser.parse_args()
     for name in args.games:
         if name not in GAMES:

@@ -624,7 +624,9 @@ def test_search_labels_one_total_per_legal_next_click() -> None:
         assert set(points) <= set(legal)
         assert visits == sorted(visits, reverse=True)
         var = next(line for line in gfx if line.startswith("VAR")).split()
-        assert var[1:3] == ["b", points[0]]
+        # the best move's line starts at one of the labelled next clicks (not always the
+        # one with the largest total: several weaker moves may share a click)
+        assert var[1] == "b" and var[2] in points
     # from the start: the visits of all root moves but the calls (first click: pass)
     assert sum(visits) <= 300 and len(points) == 3
 

@@ -383,9 +383,10 @@ def test_rules_from_a_fresh_install(tmp_path: Path, editable: bool) -> None:
         shutil.rmtree(source)  # the installed package must stand alone
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
+    alone = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # tests/conftest.py
     done = subprocess.run([str(venv / "bin" / "gtpgames"), "gtp", "brique"],
                           input="1 gtpgames-rules\n2 quit\n", capture_output=True, text=True,
-                          cwd=elsewhere, timeout=120)
+                          cwd=elsewhere, timeout=120, env=alone)
     assert done.returncode == 0, done.stderr
     first, second = done.stdout.split("\n\n")[:2]
     assert first.startswith("=1 # Brique")
