@@ -3,7 +3,7 @@ with and without the pie rule, maps of the first moves, endings of Bricka and Br
 opening book engine/search/book/<game>.json that the engine plays from.
 
 Usage: python scripts/solve_boards.py [--budget S] [--memory MB] [--out docs/solved.md]
-[--book engine/search/book] [--only brique,flicker,...]
+[--book engine/search/book] [--images docs/images/solved] [--only brique,flicker,...]
 
 Each board gets at most ``--budget`` seconds per solve; what was not decided within it is
 written as not reached. The figures (nodes, seconds) are this machine's on the day.
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import time
@@ -75,24 +76,35 @@ def first_moves(
     return values, time.monotonic() - start, nodes
 
 
-def grid(game: Game[Any], values: dict[str, str]) -> list[str] | None:
-    """The first moves as a board, a markdown table (W wins, L loses, D draws, ? not
-    decided), rows from the top; None when the moves are not squares of a grid."""
-    n = int(game.options.get("size", 0))
-    if game.name not in ("brique", "flicker") or not n:
-        return None
-    marks = {"win": "W", "loss": "L", "draw": "D", "unknown": "?"}
-    letters = "abcdefghjklmnopqrstuvwxyz"[:n]
-    rows = ["|   | " + " | ".join(letters) + " |", "|---" * (n + 1) + "|"]
-    for r in range(n, 0, -1):
-        cells = [marks[values.get(f"{letters[f]}{r}", "unknown")] for f in range(n)]
-        rows.append(f"| **{r}** | " + " | ".join(cells) + " |")
-    return rows
+#: The mark of each value in the maps of first moves.
+MARKS = {"win": "W", "loss": "L", "draw": "D", "unknown": "?"}
+
+
+def picture_name(name: str, options: dict[str, Any]) -> str:
+    """The file name of a board's map of first moves."""
+    parts = [name] + [f"{key}-{options[key]}".lower() for key in sorted(options)]
+    return "-".join(parts) + ".svg"
+
+
+def write_picture(
+    name: str, options: dict[str, Any], values: dict[str, str], directory: Path
+) -> None:
+    """The map of first moves: the empty board with each first move marked W, L, D or ?."""
+    from adapters.render import render_svg
+
+    game = new_game(name, **options)
+    marks = {game.parse_move(token): MARKS[value] for token, value in values.items()}
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / picture_name(name, options)).write_text(
+        render_svg(game, marks=marks, last_move=False, width=260))
 
 
 def solve_board(
-    name: str, options: dict[str, Any], budget: float, memory: float, tables: list[Path]
-) -> tuple[list[str], list[dict[str, Any]]]:
+    name: str, options: dict[str, Any], budget: float, memory: float, tables: list[Path],
+    images: str,
+) -> tuple[list[str], list[dict[str, Any]], dict[str, str]]:
+    """The lines of a board's section, its opening book entries and the value of each first
+    move (``images`` is where the page finds the map's picture)."""
     game = new_game(name, **options)
     solver = Solver(game, memory_mb=memory)
     for path in tables:  # a table saved by `gtpgames solve --checkpoint` for this board
@@ -114,7 +126,7 @@ def solve_board(
         lines.append(f"- winning first moves: {' '.join(found.winning) or '(none)'}{rest}")
     if found.value == "unknown":
         lines += ["- first moves: not solved", ""]
-        return lines, book
+        return lines, book, {}
     values, seconds, nodes = first_moves(solver, game, budget)
     for token in found.winning or []:
         if values[token] not in ("win", "unknown"):
@@ -123,12 +135,11 @@ def solve_board(
     decided = sum(v != "unknown" for v in values.values())
     lines.append(f"- first moves decided: {decided} of {len(values)} "
                  f"({nodes:,} nodes, {seconds:.1f} s)")
-    picture = grid(game, values)
-    if picture is not None:
-        lines += ["", *picture]
-    elif name == "trisq":
+    if name == "trisq":
         won = sorted(t for t, v in values.items() if v == "win")
         lines.append(f"- winning first placements: {' '.join(won) or '(none)'}")
+    lines += ["", f"![First moves of {label(name, options)}: W wins, L loses, D draws, "
+              f"? not decided]({images}/{picture_name(name, options)})", ""]
     # the book: the replies of the second player after each losing first move (boards up
     # to 4x4: on larger ones the engine's solver finds them within a move's time, or not)
     for move in game.legal_moves() if options.get("size", 0) <= 4 else []:
@@ -144,7 +155,7 @@ def solve_board(
     lines.append(f"- table: {solver.entries:,} entries, "
                  f"{solver.memory_bytes() / 2**20:.0f} MB with the stack")
     lines.append("")
-    return lines, book
+    return lines, book, values
 
 
 def endings(name: str, budget: float, memory: float, seed: int) -> list[str]:
@@ -206,6 +217,8 @@ def main() -> None:
                         help="directory keeping each board's results: boards found there "
                         "are not solved again")
     parser.add_argument("--largest", type=int, default=99, help="largest board size")
+    parser.add_argument("--images", type=Path, default=Path("docs/images/solved"),
+                        help="directory of the maps of first moves (SVG)")
     args = parser.parse_args()
     only = set(filter(None, args.only.split(",")))
     body: list[str] = []
@@ -216,13 +229,17 @@ def main() -> None:
         kept = args.cache / f"{name}-{json.dumps(options, sort_keys=True)}.json" \
             if args.cache else None
         if kept is not None and kept.exists():
-            lines, book = json.loads(kept.read_text())
+            lines, book, values = json.loads(kept.read_text())
         else:
             print(f"solving {label(name, options)}", file=sys.stderr, flush=True)
-            lines, book = solve_board(name, options, args.budget, args.memory, args.table)
+            images = Path(os.path.relpath(args.images, args.out.parent)).as_posix()
+            lines, book, values = solve_board(name, options, args.budget, args.memory,
+                                              args.table, images)
             if kept is not None:
                 kept.parent.mkdir(parents=True, exist_ok=True)
-                kept.write_text(json.dumps([lines, book]))
+                kept.write_text(json.dumps([lines, book, values]))
+        if values:
+            write_picture(name, options, values, args.images)
         body += lines
         books.setdefault(name, []).extend(book)
         print("\n".join(lines), file=sys.stderr, flush=True)
@@ -248,8 +265,9 @@ def main() -> None:
         "Values proven by `gtpgames solve` (a depth-first proof-number search, see the guide)",
         "for the player to move, written by `scripts/solve_boards.py` on a 2-core machine",
         "shared with other work; the nodes and seconds of each solve are given. In the maps of",
-        "first moves, W marks a first move that wins for the player who makes it, L one that",
-        "loses, D a draw and ? one not decided within the time. A board marked unknown was not",
+        "first moves (pictures of the empty board drawn by `gtpgames render`), W marks a first",
+        "move that wins for the player who makes it, L one that loses, D a draw and ? one not",
+        "decided within the time. A board marked unknown was not",
         "decided within its time. A first move's value comes from a solve of the position",
         "after it, which checks the winning moves the solve of the empty board lists.", "",
         *([args.note, ""] if args.note else []),

@@ -6,7 +6,8 @@ shared drawing helper is :mod:`.draw`). The picture shows the board as the rules
 the pieces, the game's own marks (Brique's squares a move would fill, Flicker's removable
 stones and restricted points, Brax's obligation, Bricka's blocked points), coordinates on
 the edges in the requested notation, the last move, and optional overlays: the legal moves,
-and an analysis (visits and win rate per move, the principal variation of the best move).
+an analysis (visits and win rate per move, the principal variation of the best move), and
+marks (a short label per move, such as the solved value of each first move).
 
 The document contract (what pages and scripts may rely on):
 
@@ -34,7 +35,8 @@ The document contract (what pages and scripts may rely on):
   with ``data-cell="C01"`` (Bricka's cells); ``side`` with ``data-side="light|green|dark"``
   (Bricka's coloured sides); with an analysis, ``<g class="stat" data-move= data-visits=
   data-winrate=>`` per move and ``<g class="pv" data-move="N">`` per step of the principal
-  variation. Marks and overlays ignore the pointer (``pointer-events="none"``), so a click
+  variation; with ``marks``, ``<g class="mark" data-move= data-mark=>`` per marked move.
+  Marks and overlays ignore the pointer (``pointer-events="none"``), so a click
   always reaches the place under it.
 * A caption under the board says who is to move, or the result with its reason.
 """
@@ -43,7 +45,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from adapters.render.draw import Options, Svg
@@ -82,15 +84,18 @@ def render_svg(
     analysis: Sequence[MoveStat] | None = None,
     last_move: bool = True,
     width: float | None = None,
+    marks: Mapping[Any, str] | None = None,
 ) -> str:
     """The position of ``game`` as one SVG document (see the module docstring for what it
     holds). ``notation`` is ``gtp`` or ``native``; ``legal`` marks the legal moves;
-    ``analysis`` (root move statistics, best first) adds the analysis overlay; ``width`` is
-    the width in pixels (default: the natural size). The game is not changed."""
+    ``analysis`` (root move statistics, best first) adds the analysis overlay; ``marks``
+    (move -> a short label: ``W``, ``L``, ``D`` and ``?`` get their own colours) draws a
+    labelled disc on each move's place; ``width`` is the width in pixels (default: the
+    natural size). The game is not changed."""
     chosen: Notation = check_notation(notation)
     if width is not None and not width > 0:
         raise ValueError(f"invalid width {width!r}: expected a positive number")
-    options = Options(chosen, legal, analysis, last_move)
+    options = Options(chosen, legal, analysis, last_move, marks)
     svg = Svg()
     view_w, view_h, classes = _drawer(game.name)(game, options, svg)
     return svg.document(view_w, view_h, width, classes)
@@ -105,6 +110,7 @@ def render_png(
     analysis: Sequence[MoveStat] | None = None,
     last_move: bool = True,
     width: float | None = None,
+    marks: Mapping[Any, str] | None = None,
 ) -> bytes:
     """The picture of :func:`render_svg` as PNG bytes, also written to ``path`` if given.
     Raises :class:`RuntimeError` if the cairo library that cairosvg drives is missing."""
@@ -114,7 +120,7 @@ def render_png(
         raise RuntimeError(f"PNG output needs the cairo library (libcairo2): {error}") from None
 
     text = render_svg(game, notation=notation, legal=legal, analysis=analysis,
-                      last_move=last_move, width=width)
+                      last_move=last_move, width=width, marks=marks)
     data: bytes = cairosvg.svg2png(bytestring=text.encode("utf-8"))
     if path is not None:
         with open(path, "wb") as handle:

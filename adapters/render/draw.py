@@ -125,7 +125,12 @@ class Options:
     legal: bool
     analysis: Sequence[MoveStat] | None
     last_move: bool
+    #: A short label per move (``W``, ``L``, ``D``, ``?``: a map of solved values).
+    marks: Mapping[Any, str] | None = None
 
+
+#: The colour of a mark's disc by its label (a solved value); other labels get ``LABEL``.
+MARK_COLOURS = {"W": "#2e9d4f", "L": "#c0392b", "D": "#7a7a7a", "?": "#b8b8b8"}
 
 #: Maps a move of the game to the place its label goes, or ``None`` (pass, swap).
 Anchor = Callable[[Any], tuple[float, float] | None]
@@ -179,8 +184,9 @@ def draw_overlays(
 ) -> list[str]:
     """The analysis overlay: for each analysed move (best first, at most 12) a label with
     its visits and win rate at the move's place; the principal variation of the best move
-    as numbered discs. Returns caption lines for analysed moves that have no place."""
-    extra: list[str] = []
+    as numbered discs; the marks, a labelled disc per move. Returns caption lines for
+    analysed or marked moves that have no place."""
+    extra = draw_marks(svg, game, options, anchor, unit)
     stats = list(options.analysis or ())[:12]
     if not stats:
         return extra
@@ -220,6 +226,32 @@ def draw_overlays(
                          "fill_opacity": "0.92", "stroke": HIGHLIGHT if rank == 0 else LINE,
                          "stroke_width": unit * 0.03})
         svg.text(x, y + unit * 0.18 + h / 2, label, unit * 0.2, fill=INK)
+        svg.close("g")
+    svg.close("g")
+    return extra
+
+
+def draw_marks(
+    svg: Svg, game: Game[Any], options: Options, anchor: Anchor, unit: float
+) -> list[str]:
+    """A disc with its label at the place of each marked move (``<g class="mark"
+    data-move= data-mark=>``); caption lines for marked moves without a place."""
+    extra: list[str] = []
+    if not options.marks:
+        return extra
+    svg.open("g", {"class_": "marks", "pointer_events": "none"})
+    for move, text in options.marks.items():
+        token = game.format_move(move, options.notation)
+        place = anchor(move)
+        if place is None:
+            extra.append(f"{token}: {text}")
+            continue
+        x, y = place
+        svg.open("g", {"class_": "mark", "data_move": token, "data_mark": text})
+        svg.add("circle", {"cx": x, "cy": y, "r": unit * 0.3,
+                           "fill": MARK_COLOURS.get(text, LABEL), "fill_opacity": "0.9",
+                           "stroke": PAPER, "stroke_width": unit * 0.04})
+        svg.text(x, y, text, unit * 0.3, fill="#ffffff", font_weight="bold")
         svg.close("g")
     svg.close("g")
     return extra

@@ -357,6 +357,28 @@ def test_analysis_overlay_names_the_moves_of_every_game(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", list(GAMES))
+def test_marks_label_each_move_at_its_place(name: str) -> None:
+    game = random_game(name, 3, seed=2)
+    moves = game.listed_moves()[:4]
+    labels = dict(zip(moves, ["W", "L", "D", "?"], strict=False))
+    root = parse(render_svg(game, marks=labels))
+    shown = {e.get("data-move"): e.get("data-mark") for e in elements(root, "mark")}
+    assert shown == {game.format_move(m): text for m, text in labels.items()}
+    texts = {e.get("data-move"): "".join(e.itertext()) for e in elements(root, "mark")}
+    assert texts == shown
+    assert not list(elements(parse(render_svg(game)), "mark"))
+
+
+def test_a_mark_without_a_place_goes_to_the_caption() -> None:
+    game = new_game("brique", size=3)
+    game.play_text("b2")
+    swap = game.parse_move("swap")
+    root = parse(render_svg(game, marks={swap: "W"}))
+    assert not list(elements(root, "mark"))
+    assert "swap: W" in "".join(next(elements(root, "caption")).itertext())
+
+
+@pytest.mark.parametrize("name", list(GAMES))
 def test_caption_gives_the_result_once(name: str) -> None:
     game = random_game(name, 1000, seed=0, **({"size": 5} if name in ("brique", "flicker",
                                                                       "trisq") else {}))
