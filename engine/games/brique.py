@@ -372,6 +372,15 @@ class Brique(Game[BriqueMove]):
                 )
         else:
             game.pie = False
+        for square, pair in enumerate(game.geo.escorts):
+            owner = cells[pair[0]] if len(pair) == 2 else EMPTY
+            if owner != EMPTY and cells[pair[1]] == owner and cells[square] != owner:
+                names = [game.format_move(game._moves[i]) for i in (square, *pair)]
+                raise PositionError(
+                    f"Brique position string: {names[0]} must hold a "
+                    f"{game.player_name(owner)} stone, as its escorts {names[1]} and "
+                    f"{names[2]} do (fills never leave such a square; no game reaches this)"
+                )
         for player in (to_move, 1 - to_move):
             if any(
                 cells[i] == player and game._touches_both_edges(i, player) for i in stones

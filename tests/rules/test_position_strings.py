@@ -281,6 +281,8 @@ def test_trisq_first_turn_is_a_single_placement() -> None:
         (Brique, {"pie": False}, "5/5/5/5/5 b swap", "pie option is off"),
         (Brique, {}, "5/5/1x3/5/5 b swap", "swap field 'swap' needs"),
         (Brique, {}, "x4/x4/x4/x4/x4 b -", "already connects"),
+        (Brique, {}, "3/1x1/x2 w -", "a2 must hold a Black stone, as its escorts a1 and b2"),
+        (Brique, {}, "3/1o1/o2 b -", "a2 must hold a White stone"),
         (Flicker, {}, "3/3/3 b - - +b2 -", "needs a white stone"),
         (Flicker, {}, "3/3/3 b - - q9 -", "last field 'q9'"),
         (Flicker, {}, "3/3/3 b - - - zz", "seen field has 'zz'"),

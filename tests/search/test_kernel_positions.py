@@ -191,7 +191,11 @@ def test_a_reused_tree_is_kept_only_for_a_continuation_of_its_position() -> None
     after.play_text("c3")
     assert tree.find(after) > 0  # a continuation: its node
     # Another position with an empty history: "c3" continues the history, not the position.
-    other = Brique.from_position_string("xo3/ox3/5/3ox/2xo1 b -")
+    played = Brique(size=5, pie=False)
+    for token in ("a5", "b5", "e1", "d1", "a4", "b4"):
+        played.play_text(token)
+    other = Brique.from_position_string(played.position_string())
+    assert not other.history and other.position_string() != start.position_string()
     other.play_text("c3")
     assert tree.find(other) == -1
     found = searcher.search(other, Limit(playouts=100), random.Random(1))
