@@ -180,6 +180,7 @@ def test_a_cluster_match_records_what_jobs_records(cluster: Cluster, tmp_path: P
     assert len({timing.node for timing in on_cluster.cluster_run.timings}) == 2  # both nodes
 
 
+@pytest.mark.slow
 def test_an_engine_that_cannot_start_on_the_cluster_stops_the_match(
     cluster: Cluster, tmp_path: Path
 ) -> None:
@@ -196,6 +197,7 @@ def test_an_engine_that_cannot_start_on_the_cluster_stops_the_match(
     assert RecordFile(tmp_path / "m.jsonl").read() == []
 
 
+@pytest.mark.slow
 def test_a_cluster_match_resumes_a_record_and_stops_on_the_sprt(
     cluster: Cluster, tmp_path: Path
 ) -> None:

@@ -18,6 +18,7 @@ from tests.protocol.test_analysis import parse_line
 pytest.importorskip("numba")
 
 
+@pytest.mark.slow
 def test_book_entries_are_right() -> None:
     """Every entry of the shipped book on a 3x3 board agrees with minimax, and its moves win."""
     checked = 0
