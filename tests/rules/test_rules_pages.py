@@ -393,3 +393,8 @@ def test_rules_from_a_fresh_install(tmp_path: Path, editable: bool) -> None:
     assert "B10. Pie rule as a swap." in first
     assert "(n−1−r, n−1−f)" in first
     assert second == "=2 "
+    # the game server's migrations are package data: they build a new database
+    made = subprocess.run([str(venv / "bin" / "gtpgames"), "serve", "add-bot", "probe",
+                           "--db", f"sqlite:///{elsewhere / 'online.sqlite'}"],
+                          capture_output=True, text=True, cwd=elsewhere, timeout=120, env=alone)
+    assert made.returncode == 0 and len(made.stdout.strip()) >= 40, made.stderr
