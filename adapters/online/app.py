@@ -41,7 +41,7 @@ from adapters.online.play import (
     stored_record,
     summary,
 )
-from adapters.online.store import Account, Store, Taken
+from adapters.online.store import SESSION_DAYS, Account, Store, Taken
 from adapters.web.clicks import clicks_for
 from adapters.web.room import Caps, Lobby, render
 from adapters.web.server import MAX_MESSAGE, STATIC, analysis_routes, close_rooms, same_origin
@@ -49,7 +49,7 @@ from adapters.web.server import MAX_MESSAGE, STATIC, analysis_routes, close_room
 log = logging.getLogger("gtpgames.online")
 
 COOKIE = "gtpgames_session"
-COOKIE_AGE = 30 * 24 * 3600
+COOKIE_AGE = SESSION_DAYS * 24 * 3600
 PROTOCOL = 1
 ONLINE = STATIC / "online"
 

@@ -279,9 +279,9 @@ class Hub:
                 raise Refused("a challenge cannot be accepted by its author", 403)
             if challenge.opponent_id not in (None, account.id):
                 raise Refused(f"challenge {challenge_id} is for {challenge.opponent}", 403)
-            author = Account(challenge.author_id, challenge.author, "")
-            author_account = await self.store.run(self.store.account, challenge.author)
-            author = author_account or author
+            author = await self.store.run(self.store.account, challenge.author)
+            if author is None:
+                raise Refused(f"no player {challenge.author}", 404)
             self._check_capacity(account)
             self._check_capacity(author)
             color = challenge.color if challenge.color != "random" else self.rng.choice("bw")
@@ -359,8 +359,10 @@ class Hub:
             left = game.clocks[color] - spent
             clocks = dict(game.clocks)
             clocks[color] = left + game.increment * 1000
+            # the position others read stays as it is until the move is stored
             core.play(move)
             outcome = core.outcome()
+            core.undo()
             result = None
             if outcome is not None:
                 winner = None if outcome.winner is None else core.color_name(outcome.winner)
@@ -369,10 +371,10 @@ class Hub:
                 await self.store.run(self.store.add_move, game.id, ply, text, spent, clocks,
                                      result, glicko2_update)
             except Exception as error:
-                core.undo()
                 log.error("game %d: move %s not stored: %s", game.id, text, error)
                 raise Refused(f"the move could not be stored ({type(error).__name__}); "
                               "send it again", 503) from None
+            core.play(move)
             game.moves.append((text, spent))
             game.clocks = clocks
             game.turn_started = now
@@ -411,8 +413,12 @@ class Hub:
         while game.status == "playing":
             left = game.left_ms(self.clock())
             if left <= 0:
-                async with game.lock:
-                    await self._check_flag(game)
+                try:
+                    async with game.lock:
+                        await self._check_flag(game)
+                except Refused as error:  # the database is away: try again soon
+                    log.error("game %d: %s", game.id, error.message)
+                    await asyncio.sleep(1.0)
                 continue
             await asyncio.sleep(left / 1000 + 0.005)
 
@@ -428,8 +434,13 @@ class Hub:
     async def _end(self, game: LiveGame, result: Result) -> None:
         """Store the end of ``game`` (clocks as they stand), then announce it."""
         clocks = game.clocks_now(self.clock())
-        stored = await self.store.run(self.store.end_game, game.id, clocks, result,
-                                      glicko2_update)
+        try:
+            stored = await self.store.run(self.store.end_game, game.id, clocks, result,
+                                          glicko2_update)
+        except Exception as error:
+            log.error("game %d: its end was not stored: %s", game.id, error)
+            raise Refused(f"the end of game {game.id} could not be stored "
+                          f"({type(error).__name__}); send it again", 503) from None
         if not stored:
             log.error("game %d: its end was stored already", game.id)
         game.clocks = clocks

@@ -203,6 +203,9 @@ class Rating:
                 "losses": self.losses, "draws": self.draws}
 
 
+#: How long a sign-in lasts (the cookie's age).
+SESSION_DAYS = 30
+
 #: A new account's rating (docs/online.md): Glicko-2 1500, deviation 350.
 START_RATING = (1500.0, 350.0, 0.06)
 
@@ -324,8 +327,10 @@ class Store:
                                  created=now_utc()))
             session.commit()
 
-    def token_account(self, digest: str, kinds: Sequence[str]) -> tuple[str, Account] | None:
-        """The stored digest equal to ``digest`` and its account, for tokens of ``kinds``."""
+    def token_account(self, digest: str, kinds: Sequence[str],
+                      session_days: int = SESSION_DAYS) -> tuple[str, Account] | None:
+        """The stored digest equal to ``digest`` and its account, for tokens of ``kinds``
+        (a sign-in session lasts ``session_days``)."""
         with self.sessions() as session:
             row = session.execute(
                 select(TokenRow, AccountRow).join(AccountRow,
@@ -334,6 +339,11 @@ class Store:
             if row is None:
                 return None
             token, account = row
+            if token.kind == "session" and \
+                    token.created < now_utc() - dt.timedelta(days=session_days):
+                session.delete(token)
+                session.commit()
+                return None
             return token.digest, Account(account.id, account.name, account.kind)
 
     def drop_token(self, digest: str) -> None:

@@ -408,3 +408,20 @@ def test_the_pages_and_the_single_user_board(client: TestClient) -> None:
         assert answer.status_code in (200, 404)
         if answer.status_code == 200:
             assert answer.headers["content-type"].startswith("text/html")
+
+
+def test_a_sign_in_lasts_thirty_days(client: TestClient) -> None:
+    import datetime as dt
+
+    from sqlalchemy import update
+
+    from adapters.online.store import TokenRow
+
+    client.post(SIGNUP, json={"name": "alice", "password": "password1"})
+    assert client.get("/api/account").status_code == 200
+    store = client.app.state.store  # type: ignore[attr-defined]
+    with store.sessions() as session:
+        session.execute(update(TokenRow).values(
+            created=dt.datetime(2000, 1, 1)))
+        session.commit()
+    assert client.get("/api/account").status_code == 401
