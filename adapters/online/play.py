@@ -152,7 +152,7 @@ def stored_record(stored: StoredGame) -> dict[str, Any]:
         "rated": stored.rated, "players": {"b": stored.black.name, "w": stored.white.name},
         "time": {"initial": stored.initial, "increment": stored.increment},
         "moves": [{"move": m, "ms": ms} for m, ms in stored.moves],
-        "clocks": dict(stored.clocks), "to_move": None, "ply": len(stored.moves),
+        "clocks": dict(stored.clocks), "to_move": None, "ply": stored.plies,
         "status": stored.status,
         "result": None if stored.result is None else dataclasses.asdict(stored.result),
         "specials": [], "started": iso(stored.started), "ended": iso(stored.ended),

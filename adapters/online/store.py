@@ -187,7 +187,9 @@ class StoredGame:
     result: Result | None
     started: dt.datetime
     ended: dt.datetime | None
+    #: (move, milliseconds) in order; empty in the lists of games, which give ``plies``
     moves: tuple[tuple[str, int], ...]
+    plies: int
 
 
 @dataclasses.dataclass(frozen=True)
@@ -463,17 +465,23 @@ class Store:
 
     # -------------------------------------------------------------------------- games
 
-    def _stored(self, session: Session, row: GameRow) -> StoredGame:
+    def _stored(self, session: Session, row: GameRow, moves_too: bool = True) -> StoredGame:
         accounts = {a.id: Account(a.id, a.name, a.kind) for a in session.scalars(
             select(AccountRow).where(AccountRow.id.in_([row.black_id, row.white_id])))}
-        moves = tuple((m.move, m.ms) for m in session.scalars(
-            select(MoveRow).where(MoveRow.game_id == row.id).order_by(MoveRow.ply)))
+        if moves_too:
+            moves = tuple((m.move, m.ms) for m in session.scalars(
+                select(MoveRow).where(MoveRow.game_id == row.id).order_by(MoveRow.ply)))
+            plies = len(moves)
+        else:
+            moves = ()
+            plies = session.scalar(select(func.count()).select_from(MoveRow)
+                                   .where(MoveRow.game_id == row.id)) or 0
         result = None if row.reason is None else Result(row.winner, row.reason,
                                                         row.result_text or "")
         return StoredGame(row.id, row.game, dict(row.options), row.rated,
                           accounts[row.black_id], accounts[row.white_id], row.initial,
                           row.increment, {"b": row.clock_b, "w": row.clock_w}, row.status,
-                          result, row.started, row.ended, moves)
+                          result, row.started, row.ended, moves, plies)
 
     def game(self, game_id: int) -> StoredGame | None:
         with self.sessions() as session:
@@ -488,7 +496,8 @@ class Store:
 
     def games(self, status: str, account_id: int | None = None,
               limit: int = 50) -> list[StoredGame]:
-        """The newest games of ``status`` (of one account's, with ``account_id``)."""
+        """The newest games of ``status`` (of one account's, with ``account_id``), without
+        their moves."""
         with self.sessions() as session:
             query = select(GameRow)
             if status:
@@ -497,7 +506,7 @@ class Store:
                 query = query.where(or_(GameRow.black_id == account_id,
                                         GameRow.white_id == account_id))
             rows = session.scalars(query.order_by(GameRow.id.desc()).limit(limit))
-            return [self._stored(session, row) for row in rows]
+            return [self._stored(session, row, moves_too=False) for row in rows]
 
     def add_move(self, game_id: int, ply: int, move: str, ms: int, clocks: dict[str, int],
                  result: Result | None, rate: RatingUpdate | None) -> None:

@@ -361,9 +361,11 @@ def test_lobby_and_player(client: TestClient, bots: dict[str, str]) -> None:
         assert {b["name"]: b["online"] for b in lobby["bots"]} == {"alpha": False, "beta": True}
     assert [g["id"] for g in lobby["playing"]] == [game] and lobby["finished"] == []
     assert "moves" not in lobby["playing"][0]
+    move(client, bots["alpha"], game, 0, "c3")
     client.post(f"/api/game/{game}/resign", json={}, headers=auth(bots["beta"]))
     lobby = client.get("/api/lobby").json()
     assert lobby["playing"] == [] and [g["id"] for g in lobby["finished"]] == [game]
+    assert lobby["finished"][0]["ply"] == 1 and "moves" not in lobby["finished"][0]
     player = client.get("/api/players/alpha").json()
     assert player["kind"] == "bot" and player["online"] is False
     assert player["ratings"]["brique"]["wins"] == 1
