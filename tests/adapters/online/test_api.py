@@ -427,3 +427,41 @@ def test_a_sign_in_lasts_thirty_days(client: TestClient) -> None:
             created=dt.datetime(2000, 1, 1)))
         session.commit()
     assert client.get("/api/account").status_code == 401
+
+
+def test_a_client_that_does_not_read_is_disconnected() -> None:
+    """A WebSocket whose client reads nothing holds up no one: its messages wait in its own
+    queue, and past the limit the server closes it."""
+    import asyncio
+
+    from starlette.websockets import WebSocketState
+
+    from adapters.online.app import Outbox
+
+    class Stuck:
+        application_state = WebSocketState.CONNECTED
+        closed: int | None = None
+        sent = 0
+
+        async def send_text(self, text: str) -> None:
+            self.sent += 1
+            await asyncio.Event().wait()  # the client never reads
+
+        async def close(self, code: int) -> None:
+            self.closed = code
+
+    async def scenario() -> Stuck:
+        socket = Stuck()
+        outbox = Outbox(socket, limit=3)  # type: ignore[arg-type]
+        for _ in range(4):  # one in the writer's hands, three waiting
+            await asyncio.wait_for(outbox.send({"type": "pong"}), 1.0)
+            await asyncio.sleep(0)
+        assert socket.closed is None
+        await asyncio.wait_for(outbox.send({"type": "pong"}), 1.0)
+        assert socket.closed == 1008 and outbox.broken
+        await asyncio.wait_for(outbox.send({"type": "pong"}), 1.0)  # dropped at once
+        await asyncio.wait_for(outbox.close(), 10.0)
+        return socket
+
+    socket = asyncio.run(scenario())
+    assert socket.sent == 1
