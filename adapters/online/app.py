@@ -544,6 +544,10 @@ def create_app(db: str | Store, limits: Limits | None = None,
                                                       if k in ("game", "challenge")},
                                 refusal.message)
                     await send(reply)
+                except Exception:  # a fault of the server: said, logged, and the socket lives
+                    log.exception("internal error on a message of %s: %.200s", account.name,
+                                  message)
+                    await send({"type": "error", "message": "internal error"})
         except WebSocketDisconnect:
             pass
         finally:

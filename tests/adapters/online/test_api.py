@@ -465,3 +465,19 @@ def test_a_client_that_does_not_read_is_disconnected() -> None:
 
     socket = asyncio.run(scenario())
     assert socket.sent == 1
+
+
+def test_a_fault_of_the_server_is_an_error_message_not_a_lost_socket(
+        client: TestClient, bots: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    hub = client.app.state.hub  # type: ignore[attr-defined]
+
+    async def broken(*args: Any) -> None:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(hub, "accept", broken)
+    with client.websocket_connect("/api/bot", headers=auth(bots["alpha"])) as ws:
+        until(ws, "hello")
+        ws.send_json({"type": "accept", "challenge": 1})
+        assert ws.receive_json() == {"type": "error", "message": "internal error"}
+        ws.send_json({"type": "ping"})
+        assert ws.receive_json() == {"type": "pong"}
