@@ -688,5 +688,8 @@ def serve(db: str, host: str, port: int, limits: Limits, secure_cookies: bool, c
 
     logging.basicConfig(level=logging.INFO, format="gtpgames: %(message)s")
     app = create_app(db, limits, secure_cookies=secure_cookies, caps=caps, idle=idle)
+    # no per-message compression: the records are small, and it took a third of the
+    # server's time under load
     uvicorn.run(app, host=host, port=port, log_level="warning",
-                ws_max_size=max(limits.max_message, 4 * MAX_MESSAGE) + 1024)
+                ws_max_size=max(limits.max_message, 4 * MAX_MESSAGE) + 1024,
+                ws_per_message_deflate=False)

@@ -99,6 +99,8 @@ class LiveGame:
     ended: dt.datetime | None = None
     lock: asyncio.Lock = dataclasses.field(default_factory=asyncio.Lock)
     timer: asyncio.Task[None] | None = None
+    #: the specials of the position at a ply (the legal moves are listed once a turn)
+    _specials: tuple[int, list[str]] = (-1, [])
 
     @classmethod
     def resume(cls, stored: StoredGame, now: float) -> LiveGame:
@@ -130,6 +132,11 @@ class LiveGame:
             clocks[self.to_move] = max(0, self.left_ms(now))
         return clocks
 
+    def specials(self) -> list[str]:
+        if self._specials[0] != len(self.moves):
+            self._specials = (len(self.moves), clicks_for(self.core).specials())
+        return list(self._specials[1])
+
     def record(self, now: float) -> dict[str, Any]:
         playing = self.status == "playing"
         return {
@@ -140,7 +147,7 @@ class LiveGame:
             "clocks": self.clocks_now(now), "to_move": self.to_move if playing else None,
             "ply": len(self.moves), "status": self.status,
             "result": None if self.result is None else dataclasses.asdict(self.result),
-            "specials": clicks_for(self.core).specials() if playing else [],
+            "specials": self.specials() if playing else [],
             "started": iso(self.started), "ended": iso(self.ended),
         }
 
@@ -247,12 +254,14 @@ class Hub:
             if account_id != challenge.author_id:
                 await self._to_account(account_id, message)
 
-    async def _broadcast(self, game: LiveGame, kind: str) -> None:
+    async def _broadcast(self, game: LiveGame, kind: str) -> dict[str, Any]:
+        """Send ``game``'s record to its players' bots and its watchers; the record."""
         record = game.record(self.clock())
         for account in {a.id: a for a in game.players.values()}.values():
             await self._to_account(account.id, {"type": kind, "game": record})
         for conn in list(self.watchers.get(game.id, ())):
             await conn.send({"type": "game", "game": record})
+        return record
 
     # ------------------------------------------------------------------------ games
 
@@ -380,10 +389,11 @@ class Hub:
             game.turn_started = now
             if result is not None:
                 self._finished(game, result)
-        await self._broadcast(game, "game_end" if game.status == "finished" else "game_state")
+        record = await self._broadcast(game, "game_end" if game.status == "finished"
+                                       else "game_state")
         if game.status == "playing":
             self._arm(game)
-        return game.record(self.clock())
+        return record
 
     async def resign(self, account: Account, game_id: int, reason: str | None) -> dict[str, Any]:
         """End the game with ``account`` losing: a resignation, or a forfeit with a reason."""
