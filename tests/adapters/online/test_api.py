@@ -481,3 +481,22 @@ def test_a_fault_of_the_server_is_an_error_message_not_a_lost_socket(
         assert ws.receive_json() == {"type": "error", "message": "internal error"}
         ws.send_json({"type": "ping"})
         assert ws.receive_json() == {"type": "pong"}
+
+
+def test_a_flood_of_names_does_not_unlock_a_name() -> None:
+    """The memory of wrong passwords is bounded; a flood of other names fills it with names
+    that are not locked, which go first."""
+    from adapters.online.accounts import Throttle
+
+    clock = FakeClock()
+    throttle = Throttle(clock, most=100)
+    for _ in range(5):
+        throttle.failed("alice")
+    for index in range(300):  # one wrong password for each of many names, within the minute
+        throttle.failed(f"name{index}")
+        clock.advance(0.01)
+    assert len(throttle.failures) <= 100
+    assert throttle.locked("alice") and throttle.locked("ALICE")
+    assert not throttle.locked("bob")
+    clock.advance(60)
+    assert not throttle.locked("alice")
