@@ -398,3 +398,11 @@ def test_rules_from_a_fresh_install(tmp_path: Path, editable: bool) -> None:
                            "--db", f"sqlite:///{elsewhere / 'online.sqlite'}"],
                           capture_output=True, text=True, cwd=elsewhere, timeout=120, env=alone)
     assert made.returncode == 0 and len(made.stdout.strip()) >= 40, made.stderr
+    # the pages of the browser app and the game site, subdirectories included
+    static = ROOT / "adapters" / "web" / "static"
+    wanted = sorted(str(p.relative_to(static)) for p in static.rglob("*") if p.is_file())
+    where = subprocess.run([str(python), "-c", "import adapters.web, os; "
+                            "print(os.path.dirname(adapters.web.__file__))"],
+                           capture_output=True, text=True, cwd=elsewhere, env=alone, check=True)
+    installed = Path(where.stdout.strip()) / "static"
+    assert [name for name in wanted if not (installed / name).is_file()] == []

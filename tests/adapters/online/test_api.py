@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -402,14 +403,22 @@ def test_unknown_paths_answer_json(client: TestClient) -> None:
     assert client.get("/api/game/abc").status_code == 404
 
 
-def test_the_pages_and_the_single_user_board(client: TestClient) -> None:
+def test_the_pages_and_the_single_user_board(client: TestClient, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    import adapters.online.app as app_module
+
     assert 'id="board"' in client.get("/analysis").text
     assert client.get("/api/games").status_code == 200
-    for path in ("/", "/game/1"):  # the site's pages, when installed
-        answer = client.get(path)
-        assert answer.status_code in (200, 404)
-        if answer.status_code == 200:
-            assert answer.headers["content-type"].startswith("text/html")
+    monkeypatch.setattr(app_module, "ONLINE", tmp_path)
+    answer = client.get("/")
+    assert answer.status_code == 404 and "index.html" in answer.json()["error"]
+    (tmp_path / "index.html").write_text("<p>lobby</p>")
+    (tmp_path / "game.html").write_text("<p>game</p>")
+    assert client.get("/").text == "<p>lobby</p>"
+    answer = client.get("/game/12")
+    assert answer.text == "<p>game</p>"
+    assert answer.headers["content-type"].startswith("text/html")
+    assert client.get("/game/x").status_code == 404
 
 
 def test_a_sign_in_lasts_thirty_days(client: TestClient) -> None:
