@@ -306,10 +306,9 @@ def create_app(db: str | Store, limits: Limits | None = None,
     async def lobby_info(request: Request) -> Response:
         challenges = await store.run(store.open_challenges)
         finished = await store.run(store.games, "finished")
-        bots = []
-        for bot in await store.run(store.bots):
-            bots.append({"name": bot.name, "online": hub.online(bot.id),
-                         "ratings": await ratings_json(bot.id)})
+        bots = [{"name": bot.name, "online": hub.online(bot.id),
+                 "ratings": {game: r.as_json() for game, r in ratings.items()}}
+                for bot, ratings in await store.run(store.bots)]
         now = clock()
         return answer({
             "challenges": [c.as_json() for c in challenges],

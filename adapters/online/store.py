@@ -375,17 +375,25 @@ class Store:
             return {r.game: Rating(r.game, r.rating, r.rd, r.volatility, r.wins, r.losses,
                                    r.draws) for r in rows}
 
-    def bots(self) -> list[Account]:
+    def bots(self) -> list[tuple[Account, dict[str, Rating]]]:
+        """Every bot, by name, with its ratings."""
         with self.sessions() as session:
-            rows = session.scalars(select(AccountRow).where(AccountRow.kind == "bot")
-                                   .order_by(AccountRow.name))
-            return [Account(r.id, r.name, r.kind) for r in rows]
+            rows = list(session.scalars(select(AccountRow).where(AccountRow.kind == "bot")
+                                        .order_by(AccountRow.name)))
+            ratings: dict[int, dict[str, Rating]] = {r.id: {} for r in rows}
+            for r in session.scalars(select(RatingRow).where(
+                    RatingRow.account_id.in_(list(ratings)))):
+                ratings[r.account_id][r.game] = Rating(r.game, r.rating, r.rd, r.volatility,
+                                                       r.wins, r.losses, r.draws)
+            return [(Account(r.id, r.name, r.kind), ratings[r.id]) for r in rows]
 
     # -------------------------------------------------------------------------- challenges
 
-    def _challenge(self, session: Session, row: ChallengeRow) -> Challenge:
-        names = self._names(session, [row.author_id] + (
-            [] if row.opponent_id is None else [row.opponent_id]))
+    def _challenge(self, session: Session, row: ChallengeRow,
+                   names: dict[int, str] | None = None) -> Challenge:
+        if names is None:
+            names = self._names(session, [row.author_id] + (
+                [] if row.opponent_id is None else [row.opponent_id]))
         return Challenge(row.id, names[row.author_id], row.author_id,
                          None if row.opponent_id is None else names[row.opponent_id],
                          row.opponent_id, row.game, dict(row.options), row.color, row.initial,
@@ -396,11 +404,6 @@ class Store:
         rows = session.execute(select(AccountRow.id, AccountRow.name)
                                .where(AccountRow.id.in_(ids)))
         return {i: n for i, n in rows}
-
-    def open_challenges_of(self, account_id: int) -> int:
-        with self.sessions() as session:
-            return session.scalar(select(func.count()).select_from(ChallengeRow).where(
-                ChallengeRow.author_id == account_id, ChallengeRow.status == "open")) or 0
 
     def create_challenge(self, author_id: int, opponent_id: int | None, game: str,
                          options: dict[str, str], color: str, initial: int, increment: int,
@@ -433,8 +436,10 @@ class Store:
                 query = query.where(or_(ChallengeRow.opponent_id.is_(None),
                                         ChallengeRow.opponent_id == for_id),
                                     ChallengeRow.author_id != for_id)
-            rows = session.scalars(query.order_by(ChallengeRow.id))
-            return [self._challenge(session, row) for row in rows]
+            rows = list(session.scalars(query.order_by(ChallengeRow.id)))
+            names = self._names(session, [i for r in rows for i in (r.author_id, r.opponent_id)
+                                          if i is not None])
+            return [self._challenge(session, row, names) for row in rows]
 
     def set_challenge_status(self, challenge_id: int, status: str) -> bool:
         """Close an open challenge; False when it was not open any more."""
@@ -465,17 +470,21 @@ class Store:
 
     # -------------------------------------------------------------------------- games
 
-    def _stored(self, session: Session, row: GameRow, moves_too: bool = True) -> StoredGame:
-        accounts = {a.id: Account(a.id, a.name, a.kind) for a in session.scalars(
-            select(AccountRow).where(AccountRow.id.in_([row.black_id, row.white_id])))}
-        if moves_too:
-            moves = tuple((m.move, m.ms) for m in session.scalars(
-                select(MoveRow).where(MoveRow.game_id == row.id).order_by(MoveRow.ply)))
-            plies = len(moves)
-        else:
-            moves = ()
-            plies = session.scalar(select(func.count()).select_from(MoveRow)
-                                   .where(MoveRow.game_id == row.id)) or 0
+    def _stored(self, session: Session, row: GameRow) -> StoredGame:
+        """``row`` with its players and its moves."""
+        accounts = self._accounts(session, [row.black_id, row.white_id])
+        moves = tuple((m.move, m.ms) for m in session.scalars(
+            select(MoveRow).where(MoveRow.game_id == row.id).order_by(MoveRow.ply)))
+        return self._value(row, accounts, moves, len(moves))
+
+    @staticmethod
+    def _accounts(session: Session, ids: Sequence[int]) -> dict[int, Account]:
+        return {a.id: Account(a.id, a.name, a.kind) for a in session.scalars(
+            select(AccountRow).where(AccountRow.id.in_(set(ids))))}
+
+    @staticmethod
+    def _value(row: GameRow, accounts: dict[int, Account], moves: tuple[tuple[str, int], ...],
+               plies: int) -> StoredGame:
         result = None if row.reason is None else Result(row.winner, row.reason,
                                                         row.result_text or "")
         return StoredGame(row.id, row.game, dict(row.options), row.rated,
@@ -505,8 +514,14 @@ class Store:
             if account_id is not None:
                 query = query.where(or_(GameRow.black_id == account_id,
                                         GameRow.white_id == account_id))
-            rows = session.scalars(query.order_by(GameRow.id.desc()).limit(limit))
-            return [self._stored(session, row, moves_too=False) for row in rows]
+            rows = list(session.scalars(query.order_by(GameRow.id.desc()).limit(limit)))
+            accounts = self._accounts(session, [i for r in rows for i in (r.black_id,
+                                                                          r.white_id)])
+            plies = dict(session.execute(
+                select(MoveRow.game_id, func.count()).where(
+                    MoveRow.game_id.in_([r.id for r in rows])).group_by(MoveRow.game_id))
+                .tuples().all())
+            return [self._value(row, accounts, (), plies.get(row.id, 0)) for row in rows]
 
     def add_move(self, game_id: int, ply: int, move: str, ms: int, clocks: dict[str, int],
                  result: Result | None, rate: RatingUpdate | None) -> None:
