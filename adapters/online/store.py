@@ -517,10 +517,9 @@ class Store:
             rows = list(session.scalars(query.order_by(GameRow.id.desc()).limit(limit)))
             accounts = self._accounts(session, [i for r in rows for i in (r.black_id,
                                                                           r.white_id)])
-            plies = dict(session.execute(
+            plies: dict[int, int] = {game_id: count for game_id, count in session.execute(
                 select(MoveRow.game_id, func.count()).where(
-                    MoveRow.game_id.in_([r.id for r in rows])).group_by(MoveRow.game_id))
-                .tuples().all())
+                    MoveRow.game_id.in_([r.id for r in rows])).group_by(MoveRow.game_id))}
             return [self._value(row, accounts, (), plies.get(row.id, 0)) for row in rows]
 
     def add_move(self, game_id: int, ply: int, move: str, ms: int, clocks: dict[str, int],
