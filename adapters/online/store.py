@@ -1,7 +1,7 @@
 """Storage of the game server (docs/online.md, *Storage*): the SQLAlchemy models, the
 database's address, the Alembic migrations run when the server opens the database, and
-:class:`Store`, whose blocking methods the server runs on one worker thread
-(:meth:`Store.run`).
+:class:`Store`, whose blocking methods the server runs off its event loop: the writes on one
+worker thread (:meth:`Store.run`), the queries on two others (:meth:`Store.read`).
 
 Every method opens its own session and commits before it returns; what it returns are plain
 frozen values, never ORM objects.
@@ -295,14 +295,23 @@ class Store:
         migrate(self.engine)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
         self._worker = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="db")
+        self._readers = concurrent.futures.ThreadPoolExecutor(2, thread_name_prefix="db-read")
 
     async def run(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        """``fn(*args)`` on the database thread, awaited."""
+        """``fn(*args)`` on the database thread that writes (one at a time), awaited."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._worker, lambda: fn(*args, **kwargs))
 
+    async def read(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """``fn(*args)``, a query, on a thread of the readers, awaited: the lobby's lists and
+        the tokens of the requests do not wait behind the moves, nor the moves behind
+        them."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._readers, lambda: fn(*args, **kwargs))
+
     def close(self) -> None:
         self._worker.shutdown(wait=True)
+        self._readers.shutdown(wait=True)
         self.engine.dispose()
 
     # -------------------------------------------------------------------------- accounts
