@@ -37,6 +37,8 @@ import numpy as np
 from engine.games.core import Game
 from engine.search.base import MoveStat, Progress, Proof, SearchResult, pauses_collector
 from engine.search.kernels.rt import (
+    copy_into,
+    i64,
     inline,
     jit,
     new_rng,
@@ -184,7 +186,7 @@ def _prove_up(tree: Any, path: Any, pl: Any, depth: int) -> None:
 def _step(t: Any, s: Any, w: Any, mv: Any, path: Any, pl: Any, depth: int, child: int) -> int:
     """Play the move into ``child`` as step ``depth`` + 1 of the path; the result after it."""
     pl[depth + 1] = r_to_move(t, s)
-    r_play(t, s, w, mv[child])
+    r_play(t, s, w, i64(mv[child]))  # int64 as in the playouts: one compilation
     path[depth + 1] = child
     return int(r_winner(t, s))
 
@@ -218,7 +220,7 @@ def run(t: Any, root: Any, tree: Any, scratch: Any, rng: Any, params: Any, iters
         it = meta[M_ITERATIONS] + 1
         meta[M_ITERATIONS] = it
         done += 1
-        s[:] = root
+        copy_into(s, root)
         depth = 0
         node = top
         path[0] = top
@@ -253,8 +255,8 @@ def run(t: Any, root: Any, tree: Any, scratch: Any, rng: Any, params: Any, iters
             if decisive and solver:
                 mover = r_to_move(t, s)
                 for j in range(k):
-                    s2[:] = s
-                    r_play(t, s2, w, buf[j])
+                    copy_into(s2, s)
+                    r_play(t, s2, w, i64(buf[j]))
                     if r_winner(t, s2) == mover:
                         proof[f + j] = 1
                         break
@@ -313,7 +315,7 @@ def playouts(
     first = r_to_move(t, root)
     wins = 0
     for _ in range(n):
-        s[:] = root
+        copy_into(s, root)
         result = r_playout(t, s, w, rng, rec, knowledge)
         if result == first:
             wins += 1

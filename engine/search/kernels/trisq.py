@@ -65,6 +65,7 @@ from engine.games.trisq import GOALS, SAMPLE_ATTEMPTS, SINGLE_PROBABILITY, Trisq
 from engine.games.trisq_geometry import BOTTOM, LEFT, RIGHT, TOP, geometry
 from engine.search.kernels.mcts import Codec
 from engine.search.kernels.rt import (
+    i64,
     inline,
     jit,
     r_legal,
@@ -596,7 +597,10 @@ def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
     for slot in range(count):
         parent[slot] = slot
         bits[slot] = 0
-    nfree = 0
+    # The variables passed to the helpers compiled apart (_random_turn's, _fallback,
+    # _answer_start) are int64 from the start: numba would otherwise compile each helper once
+    # more for the first types it infers (the literal 0 or -1, the state's int32).
+    nfree = i64(0)
     for slot in range(count):
         c = s[slot]
         if c >= 0:
@@ -605,12 +609,12 @@ def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
             free[nfree] = slot
             pos[slot] = nfree
             nfree += 1
-    mover = s[b + TO_MOVE]
+    mover = i64(s[b + TO_MOVE])
     n = 0
     p = s[b + PENDING]  # a first step taken before the playout (not recorded here)
     second = p >= 0
-    last_p = -1
-    last_q = -1
+    last_p = i64(-1)
+    last_q = i64(-1)
     while True:
         q = -1
         if p < 0:
