@@ -43,6 +43,20 @@ def inline(fn: F) -> F:
     return cast(F, numba.njit(cache=True, nogil=True, inline="always")(fn))
 
 
+def typed(result: Any, *arguments: Any) -> Callable[[F], F]:
+    """Compile ``fn`` once, for these numba types (the result's, then the arguments'), and not
+    into each caller: a helper called from many places in a game's rules. numba compiles a
+    function called with other argument types (an int32 read from an array, an int64 loop
+    index, a literal -1) once per combination, and a helper compiled into each caller
+    (:func:`inline`) once per call site; this compiles it once (when its module is imported,
+    or reads it from the cache), and callers' arguments are converted to its types."""
+
+    def decorate(fn: F) -> F:
+        return cast(F, numba.njit(result(*arguments), cache=True, nogil=True)(fn))
+
+    return decorate
+
+
 #: ``np.int64`` (a cast in compiled code), typed for mypy as the int it stands for: a value
 #: passed to another compiled function as an int64 whatever its source (an int32 array entry,
 #: a literal), so that the callee is compiled once.

@@ -58,6 +58,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, NamedTuple
 
+import numba
 import numpy as np
 
 from engine.games.core import Game
@@ -73,6 +74,7 @@ from engine.search.kernels.rt import (
     rand_next,
     rand_unit,
     register,
+    typed,
 )
 
 I32 = np.int32
@@ -124,6 +126,15 @@ def tables_for(n: int) -> TrisqTables:
     return _TABLES[n]
 
 
+# The helpers called from many places are compiled once each, for these types (rt.typed),
+# not into every caller: inlined at every call site, they made the rules take half a minute to
+# compile. _defect stays inlined: the uniform playouts call it in their tightest loop.
+_T = numba.typeof(tables_for(4))  # type: ignore[no-untyped-call]
+_S = numba.int32[::1]
+_I = numba.int64
+_U = numba.uint64[::1]
+
+
 @inline
 def _open(t: Any, s: Any, slot: int) -> bool:
     """Whether ``slot`` can take a piece: empty, and its square unoriented or oriented its
@@ -134,7 +145,7 @@ def _open(t: Any, s: Any, slot: int) -> bool:
     return bool(o < 0 or o == (slot >> 2) & 1)
 
 
-@inline
+@typed(numba.boolean, _T, _S, _I, _I, _I)
 def _covered(t: Any, s: Any, mover: int, a: int, b: int) -> bool:
     """Whether every point contact of slot ``a`` with a mover's piece, or with slot ``b``
     (placed in the same turn; -1 for none), has a bridge that is the mover's or is ``b``."""
@@ -178,7 +189,7 @@ def _defect(t: Any, s: Any, mover: int, a: int) -> int:
     return -1
 
 
-@inline
+@typed(numba.boolean, _T, _S, _I, _I, _I)
 def _pair_ok(t: Any, s: Any, mover: int, p: int, q: int) -> bool:
     """Whether {p, q}, two distinct open slots, is a legal turn (T8, T9)."""
     if p >> 3 == q >> 3 and (p ^ q) & 4:
@@ -283,7 +294,7 @@ def _joins(t: Any, s: Any, w: Any, mover: int, start: int) -> bool:
     return False
 
 
-@inline
+@typed(numba.none, _T, _S, _S, _I, _I, _I)
 def _end_turn(t: Any, s: Any, w: Any, mover: int, p: int, q: int) -> None:
     b = t.base
     if _joins(t, s, w, mover, p) or (q >= 0 and _joins(t, s, w, mover, q)):
@@ -321,7 +332,7 @@ def _find(parent: Any, x: int) -> int:
     return x
 
 
-@inline
+@typed(_I, _T, _S, _S, _S, _I, _I)
 def _join(t: Any, s: Any, parent: Any, bits: Any, player: int, slot: int) -> int:
     """Join the piece on ``slot`` to its edge-adjacent pieces of ``player``; return the edge
     bits of the chain."""
@@ -362,7 +373,7 @@ def _put(t: Any, s: Any, free: Any, pos: Any, nfree: int, mover: int, slot: int)
     return nfree
 
 
-@inline
+@typed(_I, _T, _S, _S, _I, _I)
 def _answer(t: Any, s: Any, parent: Any, mover: int, c: int) -> int:
     """Playout knowledge: after an enemy piece on ``c``, an open slot edge-adjacent to two
     mover's pieces in different chains that were both edge-adjacent to ``c`` (the other
@@ -496,7 +507,7 @@ def _compatible(p: int, q: int) -> bool:
     return q != p and (p >> 3 != q >> 3 or (p ^ q) & 4 == 0)
 
 
-@inline
+@typed(_I, _T, _S, _S, _I, _U, _I, _S)
 def _uniform_single(
     t: Any, s: Any, free: Any, nfree: int, rng: Any, mover: int, buf: Any
 ) -> int:
