@@ -140,13 +140,15 @@ def load(name: str) -> KernelSearcher:
     start = time.perf_counter()
     configure()
     module_name, _, codec_name = target.partition(":")
-    module = importlib.import_module(module_name)
     from engine.games.registry import new_game
-    from engine.search.kernels.mcts import KernelSearcher
 
-    searcher = KernelSearcher(getattr(module, codec_name)())
     game = new_game(name)
     with telling_compiles(game.title):
+        # inside: a module may compile its helpers of fixed types when it is imported
+        module = importlib.import_module(module_name)
+        from engine.search.kernels.mcts import KernelSearcher
+
+        searcher = KernelSearcher(getattr(module, codec_name)())
         searcher.warm(game)
     with _lock:
         load_seconds.setdefault(name, time.perf_counter() - start)

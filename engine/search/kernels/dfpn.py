@@ -28,7 +28,16 @@ from typing import Any
 
 import numpy as np
 
-from engine.search.kernels.rt import inline, jit, r_legal, r_play, r_to_move, r_winner
+from engine.search.kernels.rt import (
+    copy_into,
+    i64,
+    inline,
+    jit,
+    r_legal,
+    r_play,
+    r_to_move,
+    r_winner,
+)
 
 #: pn or dn of a proven (0) node's other number: "infinite".
 INF = np.int64(1) << np.int64(40)
@@ -120,8 +129,8 @@ def _expand(
     count[d] = k
     for j in range(k):
         moves[d, j] = buf[j]
-        s2[:] = s
-        r_play(t, s2, w, buf[j])
+        copy_into(s2, s)
+        r_play(t, s2, w, i64(buf[j]))
         res = r_winner(t, s2)
         h = state_hash(s2, attacker)
         hashes[d, j] = h
@@ -246,8 +255,8 @@ def search(
             continue
         chosen[d] = best
         e = d + 1
-        states[e, :] = states[d]
-        r_play(t, states[e], w, moves[d, best])
+        copy_into(states[e], states[d])
+        r_play(t, states[e], w, i64(moves[d, best]))
         nh[e] = hashes[d, best]
         thpn[e] = c_mine if is_or else c_theirs
         thdn[e] = c_theirs if is_or else c_mine

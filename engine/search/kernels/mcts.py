@@ -37,6 +37,8 @@ import numpy as np
 from engine.games.core import Game
 from engine.search.base import MoveStat, Progress, Proof, SearchResult, pauses_collector
 from engine.search.kernels.rt import (
+    copy_into,
+    i64,
     inline,
     jit,
     new_rng,
@@ -184,7 +186,7 @@ def _prove_up(tree: Any, path: Any, pl: Any, depth: int) -> None:
 def _step(t: Any, s: Any, w: Any, mv: Any, path: Any, pl: Any, depth: int, child: int) -> int:
     """Play the move into ``child`` as step ``depth`` + 1 of the path; the result after it."""
     pl[depth + 1] = r_to_move(t, s)
-    r_play(t, s, w, mv[child])
+    r_play(t, s, w, i64(mv[child]))  # int64 as in the playouts: one compilation
     path[depth + 1] = child
     return int(r_winner(t, s))
 
@@ -206,9 +208,8 @@ def run(t: Any, root: Any, tree: Any, scratch: Any, rng: Any, params: Any, iters
     room = buf.shape[0]
     root_mover = 1 - r_to_move(t, root)
     # what a draw is worth to each player: less than 1/2 to the searching player with contempt
-    draw = np.full(2, 0.5)
-    draw[1 - root_mover] -= params[P_CONTEMPT]
-    draw[root_mover] += params[P_CONTEMPT]
+    con = params[P_CONTEMPT]
+    draw = (0.5 + con, 0.5 - con) if root_mover == 0 else (0.5 - con, 0.5 + con)
     top = meta[M_ROOT]
     deepest = path.shape[0] - 2
     done = 0
@@ -218,59 +219,55 @@ def run(t: Any, root: Any, tree: Any, scratch: Any, rng: Any, params: Any, iters
         it = meta[M_ITERATIONS] + 1
         meta[M_ITERATIONS] = it
         done += 1
-        s[:] = root
+        copy_into(s, root)
         depth = 0
         node = top
         path[0] = top
         pl[0] = root_mover
         res = r_winner(t, s)
-        while res < 0 and first[node] >= 0 and depth < deepest:
-            child = _choose(t, s, node, tree, rng, c_uct, rave, ref, it, grave, top)
-            res = _step(t, s, w, mv, path, pl, depth, child)
-            depth += 1
-            node = child
-        if (
-            res < 0
-            and (node == top or visits[node] >= expand_at)
-            and meta[M_NODES] + room <= cap
-            and depth < deepest
-        ):
-            k = r_legal(t, s, buf)
-            f = meta[M_NODES]
-            meta[M_NODES] = f + k
-            for j in range(k):
-                c = f + j
-                visits[c] = 0
-                wins[c] = 0.0
-                amv[c] = 0.0
-                amw[c] = 0.0
-                mv[c] = buf[j]
-                first[c] = -1
-                count[c] = 0
-                proof[c] = 0
-            first[node] = f
-            count[node] = k
-            if decisive and solver:
-                mover = r_to_move(t, s)
+        # Descend to a leaf, expand it if it may be, and step once more into its new children
+        # (one call site of the selection and the step: each is compiled into this loop).
+        while res < 0 and depth < deepest:
+            leaf = first[node] < 0
+            if leaf:
+                if not (
+                    (node == top or visits[node] >= expand_at) and meta[M_NODES] + room <= cap
+                ):
+                    break
+                k = r_legal(t, s, buf)
+                f = meta[M_NODES]
+                meta[M_NODES] = f + k
                 for j in range(k):
-                    s2[:] = s
-                    r_play(t, s2, w, buf[j])
-                    if r_winner(t, s2) == mover:
-                        proof[f + j] = 1
-                        break
+                    c = f + j
+                    visits[c] = 0
+                    wins[c] = 0.0
+                    amv[c] = 0.0
+                    amw[c] = 0.0
+                    mv[c] = buf[j]
+                    first[c] = -1
+                    count[c] = 0
+                    proof[c] = 0
+                first[node] = f
+                count[node] = k
+                if decisive and solver:
+                    mover = r_to_move(t, s)
+                    for j in range(k):
+                        copy_into(s2, s)
+                        r_play(t, s2, w, i64(buf[j]))
+                        if r_winner(t, s2) == mover:
+                            proof[f + j] = 1
+                            break
             child = _choose(t, s, node, tree, rng, c_uct, rave, ref, it, grave, top)
             res = _step(t, s, w, mv, path, pl, depth, child)
             depth += 1
             node = child
+            if leaf:
+                break
         if res >= 0:
             rec[0] = 0
-            if depth > 0 and solver:
-                if res == pl[depth]:
-                    proof[node] = 1
-                    _prove_up(tree, path, pl, depth)
-                elif res != 2:
-                    proof[node] = -1
-                    _prove_up(tree, path, pl, depth)
+            if depth > 0 and solver and res != 2:
+                proof[node] = 1 if res == pl[depth] else -1
+                _prove_up(tree, path, pl, depth)
         else:
             res = r_playout(t, s, w, rng, rec, knowledge)
         # AMAF marks: the first player to play each move code after the current node.
@@ -313,7 +310,7 @@ def playouts(
     first = r_to_move(t, root)
     wins = 0
     for _ in range(n):
-        s[:] = root
+        copy_into(s, root)
         result = r_playout(t, s, w, rng, rec, knowledge)
         if result == first:
             wins += 1

@@ -43,6 +43,26 @@ def inline(fn: F) -> F:
     return cast(F, numba.njit(cache=True, nogil=True, inline="always")(fn))
 
 
+def typed(result: Any, *arguments: Any) -> Callable[[F], F]:
+    """Compile ``fn`` once, for these numba types (the result's, then the arguments'), and not
+    into each caller: a helper called from many places in a game's rules. numba compiles a
+    function called with other argument types (an int32 read from an array, an int64 loop
+    index, a literal -1) once per combination, and a helper compiled into each caller
+    (:func:`inline`) once per call site; this compiles it once (when its module is imported,
+    or reads it from the cache), and callers' arguments are converted to its types."""
+
+    def decorate(fn: F) -> F:
+        return cast(F, numba.njit(result(*arguments), cache=True, nogil=True)(fn))
+
+    return decorate
+
+
+#: ``np.int64`` (a cast in compiled code), typed for mypy as the int it stands for: a value
+#: passed to another compiled function as an int64 whatever its source (an int32 array entry,
+#: a literal), so that the callee is compiled once.
+i64 = cast(Callable[[Any], int], np.int64)
+
+
 #: (tables class, rule name) -> the python implementation numba compiles for that game.
 RULES: dict[tuple[type, str], Callable[..., Any]] = {}
 
@@ -51,6 +71,13 @@ def register(tables: type, **impls: Callable[..., Any]) -> None:
     """Register a game's array rules for its tables class (names as in the stubs below)."""
     for name, impl in impls.items():
         RULES[(tables, name)] = impl
+
+
+#: The rules' compile options: those of :func:`jit`. numba keys the implementation of an
+#: overload by the options of the function being compiled when it is called, so a rule called
+#: both from the loop and from another rule (a playout that lists the legal moves) would
+#: otherwise be compiled twice.
+_OPTIONS: Any = {"nogil": True, "no_cpython_wrapper": False}
 
 
 def _resolve(name: str, tables_type: Any) -> Callable[..., Any] | None:
@@ -65,7 +92,9 @@ def r_legal(t: Any, s: Any, out: Any) -> int:
 
 
 def r_play(t: Any, s: Any, w: Any, move: int) -> None:
-    """Play the legal move ``move`` on ``s`` (``w`` is scratch space)."""
+    """Play the legal move ``move`` on ``s`` (``w`` is scratch space). Callers pass ``move``
+    as an int64 (:data:`i64` of an entry of an int32 array), so that the rule is compiled
+    once for every caller."""
     raise NotImplementedError
 
 
@@ -86,31 +115,40 @@ def r_playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int
     raise NotImplementedError
 
 
-@overload(r_legal, strict=False)
+@overload(r_legal, strict=False, jit_options=_OPTIONS)
 def _legal(t: Any, s: Any, out: Any) -> Callable[..., Any] | None:
     return _resolve("legal", t)
 
 
-@overload(r_play, strict=False)
+@overload(r_play, strict=False, jit_options=_OPTIONS)
 def _play(t: Any, s: Any, w: Any, move: Any) -> Callable[..., Any] | None:
     return _resolve("play", t)
 
 
-@overload(r_winner, strict=False)
+@overload(r_winner, strict=False, jit_options=_OPTIONS)
 def _winner(t: Any, s: Any) -> Callable[..., Any] | None:
     return _resolve("winner", t)
 
 
-@overload(r_to_move, strict=False)
+@overload(r_to_move, strict=False, jit_options=_OPTIONS)
 def _to_move(t: Any, s: Any) -> Callable[..., Any] | None:
     return _resolve("to_move", t)
 
 
-@overload(r_playout, strict=False)
+@overload(r_playout, strict=False, jit_options=_OPTIONS)
 def _playout(
     t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: Any
 ) -> Callable[..., Any] | None:
     return _resolve("playout", t)
+
+
+@inline
+def copy_into(dst: Any, src: Any) -> None:
+    """``dst[:] = src`` for two 1-d arrays of one length, as a plain loop: numba's slice
+    assignment compiles the formatting of its shape-mismatch error message (about a second of
+    compile time per function that uses it), and this loop is as fast (a memcpy)."""
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
 
 
 @inline

@@ -58,6 +58,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, NamedTuple
 
+import numba
 import numpy as np
 
 from engine.games.core import Game
@@ -65,6 +66,7 @@ from engine.games.trisq import GOALS, SAMPLE_ATTEMPTS, SINGLE_PROBABILITY, Trisq
 from engine.games.trisq_geometry import BOTTOM, LEFT, RIGHT, TOP, geometry
 from engine.search.kernels.mcts import Codec
 from engine.search.kernels.rt import (
+    i64,
     inline,
     jit,
     r_legal,
@@ -72,6 +74,7 @@ from engine.search.kernels.rt import (
     rand_next,
     rand_unit,
     register,
+    typed,
 )
 
 I32 = np.int32
@@ -123,6 +126,15 @@ def tables_for(n: int) -> TrisqTables:
     return _TABLES[n]
 
 
+# The helpers called from many places are compiled once each, for these types (rt.typed),
+# not into every caller: inlined at every call site, they made the rules take half a minute to
+# compile. _defect stays inlined: the uniform playouts call it in their tightest loop.
+_T = numba.typeof(tables_for(4))  # type: ignore[no-untyped-call]
+_S = numba.int32[::1]
+_I = numba.int64
+_U = numba.uint64[::1]
+
+
 @inline
 def _open(t: Any, s: Any, slot: int) -> bool:
     """Whether ``slot`` can take a piece: empty, and its square unoriented or oriented its
@@ -133,7 +145,7 @@ def _open(t: Any, s: Any, slot: int) -> bool:
     return bool(o < 0 or o == (slot >> 2) & 1)
 
 
-@inline
+@typed(numba.boolean, _T, _S, _I, _I, _I)
 def _covered(t: Any, s: Any, mover: int, a: int, b: int) -> bool:
     """Whether every point contact of slot ``a`` with a mover's piece, or with slot ``b``
     (placed in the same turn; -1 for none), has a bridge that is the mover's or is ``b``."""
@@ -177,7 +189,7 @@ def _defect(t: Any, s: Any, mover: int, a: int) -> int:
     return -1
 
 
-@inline
+@typed(numba.boolean, _T, _S, _I, _I, _I)
 def _pair_ok(t: Any, s: Any, mover: int, p: int, q: int) -> bool:
     """Whether {p, q}, two distinct open slots, is a legal turn (T8, T9)."""
     if p >> 3 == q >> 3 and (p ^ q) & 4:
@@ -282,7 +294,7 @@ def _joins(t: Any, s: Any, w: Any, mover: int, start: int) -> bool:
     return False
 
 
-@inline
+@typed(numba.none, _T, _S, _S, _I, _I, _I)
 def _end_turn(t: Any, s: Any, w: Any, mover: int, p: int, q: int) -> None:
     b = t.base
     if _joins(t, s, w, mover, p) or (q >= 0 and _joins(t, s, w, mover, q)):
@@ -320,7 +332,7 @@ def _find(parent: Any, x: int) -> int:
     return x
 
 
-@inline
+@typed(_I, _T, _S, _S, _S, _I, _I)
 def _join(t: Any, s: Any, parent: Any, bits: Any, player: int, slot: int) -> int:
     """Join the piece on ``slot`` to its edge-adjacent pieces of ``player``; return the edge
     bits of the chain."""
@@ -361,7 +373,7 @@ def _put(t: Any, s: Any, free: Any, pos: Any, nfree: int, mover: int, slot: int)
     return nfree
 
 
-@inline
+@typed(_I, _T, _S, _S, _I, _I)
 def _answer(t: Any, s: Any, parent: Any, mover: int, c: int) -> int:
     """Playout knowledge: after an enemy piece on ``c``, an open slot edge-adjacent to two
     mover's pieces in different chains that were both edge-adjacent to ``c`` (the other
@@ -495,7 +507,7 @@ def _compatible(p: int, q: int) -> bool:
     return q != p and (p >> 3 != q >> 3 or (p ^ q) & 4 == 0)
 
 
-@inline
+@typed(_I, _T, _S, _S, _I, _U, _I, _S)
 def _uniform_single(
     t: Any, s: Any, free: Any, nfree: int, rng: Any, mover: int, buf: Any
 ) -> int:
@@ -596,7 +608,10 @@ def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
     for slot in range(count):
         parent[slot] = slot
         bits[slot] = 0
-    nfree = 0
+    # The variables passed to the helpers compiled apart (_random_turn's, _fallback,
+    # _answer_start) are int64 from the start: numba would otherwise compile each helper once
+    # more for the first types it infers (the literal 0 or -1, the state's int32).
+    nfree = i64(0)
     for slot in range(count):
         c = s[slot]
         if c >= 0:
@@ -605,12 +620,12 @@ def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
             free[nfree] = slot
             pos[slot] = nfree
             nfree += 1
-    mover = s[b + TO_MOVE]
+    mover = i64(s[b + TO_MOVE])
     n = 0
     p = s[b + PENDING]  # a first step taken before the playout (not recorded here)
     second = p >= 0
-    last_p = -1
-    last_q = -1
+    last_p = i64(-1)
+    last_q = i64(-1)
     while True:
         q = -1
         if p < 0:

@@ -1,0 +1,183 @@
+"""The kernels' compile time: per game, a cold compile into an empty cache, then a warm load
+from that cache, each in a fresh process, in CPU seconds.
+
+Usage: python -m scripts.bench_compile [GAME ...] [--rounds R] [--all] [--functions]
+
+For each game with a kernel, a child process loads its kernel as ``gtpgames warmup GAME``
+does (``engine.search.kernels.load``) with ``NUMBA_CACHE_DIR`` set to a fresh temporary
+directory (cold: everything is compiled), then a second child loads it from that directory
+(warm: everything is read from the cache). The figures are CPU seconds, which other work on a
+busy machine disturbs far less than the wall clock: the load's own (``time.process_time``
+around it in the child, numba already imported) and the whole child's (user + system, from
+the accounting of the process, ``os.wait4``: the interpreter, the imports and the load), with
+the wall seconds of the child beside them. A child that only imports numba is measured first,
+for reference. With ``--rounds`` the medians of the rounds are printed; with ``--all`` also
+every game in one process, as ``gtpgames warmup`` with no argument loads them.
+
+With ``--functions`` the cold load of each game also lists the functions numba compiled, by
+their own CPU seconds (numba's ``numba:compile`` events, the compilations nested in a function
+subtracted from it), the largest first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+#: Child: load the kernels named in argv[2:] (``engine.search.kernels.load``, what
+#: ``gtpgames warmup`` runs) after importing numba, and print each load's CPU and wall seconds;
+#: with argv[1] == "1", also each compiled function's own CPU seconds (numba's
+#: ``numba:compile`` events, the compilations nested in it subtracted) and its compilations.
+CHILD = r"""
+import json, sys, time
+from engine.search import kernels
+from engine.search.kernels import rt  # sets the cache directory, then imports numba
+from numba.core import event
+
+stack = []
+own = {}
+
+class Recorder(event.Listener):
+    def on_start(self, ev):
+        stack.append([time.process_time(), 0.0])
+
+    def on_end(self, ev):
+        start, nested = stack.pop()
+        took = time.process_time() - start
+        if stack:
+            stack[-1][1] += took
+        fn = ev.data["dispatcher"].py_func
+        key = fn.__module__.rsplit(".", 1)[-1] + "." + fn.__qualname__
+        entry = own.setdefault(key, [0.0, 0])
+        entry[0] += took - nested
+        entry[1] += 1
+
+if sys.argv[1] == "1":
+    event.register("numba:compile", Recorder())
+loads = {}
+for name in sys.argv[2:]:
+    cpu, wall = time.process_time(), time.perf_counter()
+    kernels.load(name)
+    loads[name] = [time.process_time() - cpu, time.perf_counter() - wall]
+print(json.dumps({"loads": loads, "functions": own}))
+"""
+
+
+@dataclass
+class Run:
+    """One child process: its CPU and wall seconds, and what it printed."""
+
+    cpu: float
+    wall: float
+    out: dict[str, Any]
+
+
+def child(names: list[str], cache: str, functions: bool = False) -> Run:
+    """Load the kernels of ``names`` in a fresh process with numba's cache in ``cache``; the
+    process's CPU seconds (user + system, from ``os.wait4``), its wall seconds and its
+    report (see :data:`CHILD`)."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+    env.pop("GTPGAMES_NUMBA_ROOT", None)
+    command = [sys.executable, "-c", CHILD, "1" if functions else "0", *names]
+    start = time.perf_counter()
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        process = subprocess.Popen(command, env=env, stdout=out, stderr=err, text=True)
+        _pid, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - start
+        out.seek(0)
+        err.seek(0)
+        if process.returncode != 0:
+            raise RuntimeError(f"loading {' '.join(names)} failed: {err.read()}")
+        report: dict[str, Any] = json.loads(out.read().strip().splitlines()[-1])
+    return Run(usage.ru_utime + usage.ru_stime, wall, report)
+
+
+def measure(names: list[str], functions: bool = False) -> tuple[Run, Run]:
+    """A cold load of ``names`` into a fresh cache directory, then a warm one from it."""
+    with tempfile.TemporaryDirectory(prefix="bench-compile-") as cache:
+        cold = child(names, cache, functions)
+        warm = child(names, cache)
+    return cold, warm
+
+
+def bare_import() -> Run:
+    """A child that imports numba and nothing else (what every process pays first)."""
+    with tempfile.TemporaryDirectory(prefix="bench-compile-") as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        start = time.perf_counter()
+        process = subprocess.Popen([sys.executable, "-c", "import numba"], env=env)
+        _pid, _status, usage = os.wait4(process.pid, 0)
+        return Run(usage.ru_utime + usage.ru_stime, time.perf_counter() - start, {})
+
+
+def main() -> None:
+    from engine.search.kernels import KERNELS
+
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("games", nargs="*", default=None,
+                        help="games to measure (default: every game with a kernel)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="rounds per game; the medians are printed (default 1)")
+    parser.add_argument("--all", action="store_true",
+                        help="also every game named in one process, as `gtpgames warmup`")
+    parser.add_argument("--functions", action="store_true",
+                        help="also list each game's compiled functions by CPU seconds")
+    args = parser.parse_args()
+    names = [name.lower() for name in args.games] or list(KERNELS)
+    bare = bare_import()
+    print(f"a process that imports numba alone: {bare.cpu:.2f} CPU s ({bare.wall:.2f} wall s); "
+          f"load average {os.getloadavg()[0]:.1f}")
+    print("load: the kernel's load in the process (numba already imported); "
+          "process: the whole child")
+    print(f"{'game':8} {'cold load':>9} {'process':>8} {'wall':>7} | "
+          f"{'warm load':>9} {'process':>8} {'wall':>7}   (CPU seconds, wall seconds)",
+          flush=True)
+    groups = [[name] for name in names] + ([names] if args.all and len(names) > 1 else [])
+    total = 0.0
+    profiles: dict[str, dict[str, list[float]]] = {}
+    for group in groups:
+        single = len(group) == 1
+        runs = [measure(group, args.functions and single and r == 0)
+                for r in range(args.rounds)]
+        if args.functions and single:
+            profiles[group[0]] = runs[0][0].out["functions"]
+
+        def median(
+            pick: Callable[[Run], float], which: int, runs: list[tuple[Run, Run]] = runs
+        ) -> float:
+            return statistics.median(pick(pair[which]) for pair in runs)
+
+        def load(run: Run) -> float:
+            return float(sum(cpu for cpu, _wall in run.out["loads"].values()))
+
+        cold_load = median(load, 0)
+        if single:
+            total += cold_load
+        print(f"{group[0] if single else 'all':8} {cold_load:9.2f} "
+              f"{median(lambda run: run.cpu, 0):8.2f} {median(lambda run: run.wall, 0):7.2f} | "
+              f"{median(load, 1):9.2f} {median(lambda run: run.cpu, 1):8.2f} "
+              f"{median(lambda run: run.wall, 1):7.2f}", flush=True)
+    if len(names) > 1:
+        print(f"{'sum':8} {total:9.2f}   (the cold loads, each game in its own process)")
+    for name, own in profiles.items():
+        rows = sorted(own.items(), key=lambda item: -item[1][0])
+        spent = sum(seconds for seconds, _count in own.values())
+        print(f"\n{name}: {spent:.2f} CPU s in numba:compile events, by function "
+              "(own seconds, compilations)")
+        for key, (seconds, count) in rows:
+            if seconds >= 0.05:
+                print(f"  {seconds:7.2f}  {int(count):3}x  {key}")
+
+
+if __name__ == "__main__":
+    main()
