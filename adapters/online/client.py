@@ -52,11 +52,12 @@ def parse_time(text: str) -> dict[str, int]:
     challenge's ``time`` field in seconds (ValueError naming the text otherwise)."""
     minutes, _, increment = text.strip().partition("+")
     try:
-        initial = round(float(minutes) * 60)
+        seconds = float(minutes) * 60
         extra = int(increment or "0")
     except ValueError:
         raise ValueError(f"--time expects MIN+INC (minutes, seconds), got {text!r}") from None
-    if not math.isfinite(float(minutes)) or not 1 <= initial <= 604800:
+    initial = round(seconds) if math.isfinite(seconds) else 0
+    if not 1 <= initial <= 604800:
         raise ValueError(f"--time {text!r}: the initial time must be 1 s to 7 days")
     if not 0 <= extra <= 3600:
         raise ValueError(f"--time {text!r}: the increment must be 0 to 3600 seconds")
