@@ -31,6 +31,7 @@ from adapters.match import setup_commands
 from adapters.online.client import websocket_url
 from adapters.web.gtp_process import EngineGone, GtpProcess
 from engine.games.core import Game, GameError
+from engine.games.notation import Notation
 from engine.games.registry import new_game
 
 log = logging.getLogger("gtpgames.bot")
@@ -42,6 +43,9 @@ COMMAND_TIMEOUT = 60.0
 GENMOVE_GRACE = 5.0
 #: Bytes of one message from the server (a long game's record is the largest).
 MAX_MESSAGE = 2**22
+#: The notation of the moves the server sends and takes (the engine speaks its game's
+#: default, native in Bricka: the bridge translates).
+SERVER_NOTATION: Notation = "gtp"
 
 
 class Forfeit(Exception):
@@ -182,12 +186,14 @@ class Engine:
         """Give the engine the moves it has not seen (``play COLOUR MOVE``)."""
         for token in moves[len(self.moves):]:
             colour = self.colour()
-            notation = self.referee.DEFAULT_NOTATION
             try:
-                self.referee.play_text(token, notation)
+                move = self.referee.parse_move(token, SERVER_NOTATION)
+                self.referee.check_move(move, SERVER_NOTATION)
             except GameError as error:
                 raise Forfeit(f"the server's move {token!r} is illegal here: {error}") from None
-            await self.must(f"play {colour} {token}")
+            said = self.referee.format_move(move, self.referee.DEFAULT_NOTATION)
+            self.referee.play(move)
+            await self.must(f"play {colour} {said}")
             self.moves.append(token)
 
     async def genmove(self, seconds_left: float) -> str | None:
@@ -204,11 +210,11 @@ class Engine:
             raise Forfeit("the engine answered genmove with no move")
         if words[0].lower() == "resign":
             return None
-        notation = self.referee.DEFAULT_NOTATION
         try:
-            move = self.referee.parse_move(words[0], notation)
-            token = self.referee.format_move(move, notation)
-            self.referee.play_text(token, notation)
+            move = self.referee.parse_move(words[0], self.referee.DEFAULT_NOTATION)
+            self.referee.check_move(move, self.referee.DEFAULT_NOTATION)
+            token = self.referee.format_move(move, SERVER_NOTATION)
+            self.referee.play(move)
         except GameError as error:
             raise Forfeit(f"the engine played {words[0]!r}: {error}") from None
         self.moves.append(token)
@@ -361,14 +367,25 @@ class Bridge:
             await runner.stop()
 
     async def session(self, ws: ClientConnection) -> None:
-        async for raw in ws:
-            try:
-                message = json.loads(raw)
-                kind = message["type"]
-            except (ValueError, KeyError, TypeError):
-                log.info("unreadable message from the server: %.200r", raw)
-                continue
-            await self.dispatch(kind, message)
+        """Read the server's messages until the connection closes. BridgeError when the
+        server refuses the token (an ``error``, then the socket closed with 1008)."""
+        self.account = None
+        refusal = ""
+        try:
+            async for raw in ws:
+                try:
+                    message = json.loads(raw)
+                    kind = message["type"]
+                except (ValueError, KeyError, TypeError):
+                    log.info("unreadable message from the server: %.200r", raw)
+                    continue
+                if kind == "error" and self.account is None:
+                    refusal = str(message.get("message", ""))
+                await self.dispatch(kind, message)
+        finally:
+            if self.account is None and ws.close_code == 1008:
+                raise BridgeError("the server refused the connection: "
+                                  f"{refusal or ws.close_reason}")
 
     async def dispatch(self, kind: str, message: dict[str, Any]) -> None:
         if kind == "hello":

@@ -57,8 +57,8 @@ def play(
     while True:
         state = _retrying(lambda: client.get(f"/api/challenges/{ident}"), deadline, sleep)
         status = state.get("status")
-        if status == "accepted" and state.get("game") is not None:
-            game = int(state["game"])
+        if status == "accepted" and state.get("game_id") is not None:
+            game = int(state["game_id"])
             break
         if status in ("declined", "withdrawn"):
             reason = state.get("reason")

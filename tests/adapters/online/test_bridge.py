@@ -19,7 +19,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 
 from adapters.online import bridge
 from adapters.online.bridge import Bridge, Policy
-from engine.games.core import Game
+from engine.games.core import Game, GameError
 from engine.games.registry import new_game
 
 ENGINES = Path(__file__).parents[2] / "engines"
@@ -99,7 +99,7 @@ class FakeServer:
                 await ws.send(json.dumps({"type": "game_state", "game": self.record()}))
                 return
             move = self.game.random_move(self.rng)
-            self.moves.append(self.game.format_move(move, self.game.DEFAULT_NOTATION))
+            self.moves.append(self.game.format_move(move, "gtp"))
             self.game.play(move)
 
     async def handler(self, ws: ServerConnection) -> None:
@@ -134,11 +134,14 @@ class FakeServer:
             elif kind == "move":
                 assert self.game is not None and message["game"] == self.ident
                 assert message["ply"] == len(self.moves), message
-                if self.refuse:
+                try:
+                    if self.refuse:
+                        raise GameError("refused")
+                    self.game.play_text(message["move"], "gtp")
+                except GameError as error:
                     await ws.send(json.dumps({"type": "error", "game": self.ident,
-                                              "message": "illegal move: refused"}))
+                                              "message": f"illegal move: {error}"}))
                     continue
-                self.game.play_text(message["move"], self.game.DEFAULT_NOTATION)
                 self.moves.append(message["move"])
                 if self.drop_at is not None and len(self.moves) >= self.drop_at:
                     self.drop_at = None
@@ -287,6 +290,41 @@ def test_engine_command_names_the_game() -> None:
         ["x", "--game=trisq", "trisq"]
     with pytest.raises(bridge.BridgeError, match="not found"):
         bridge.check_engine(["/no/such/engine-{game}"])
+
+
+@pytest.mark.parametrize("game", ["bricka", "brax"])
+def test_moves_are_translated_to_the_servers_notation(tmp_path: Path, game: str) -> None:
+    """The server speaks gtp notation; tinygtp speaks the game's default (native in
+    Bricka, where the two differ): a move written the engine's way would be refused."""
+    log = tmp_path / "engine.log"
+    server = FakeServer(game=game, options={})
+    asyncio.run(with_bridge(server, engine("tinygtp", log)))
+    assert server.results[0]["reason"] == "rules", server.results
+    referee, expected = new_game(game), []
+    for token in server.moves:  # the server's moves, as the engine must have been told them
+        move = referee.parse_move(token, "gtp")
+        if referee.color_name(referee.to_move) != server.colour:
+            expected.append(referee.format_move(move, referee.DEFAULT_NOTATION))
+        referee.play_text(token, "gtp")
+    told = [line.split()[2] for line in commands(log) if line.startswith("play")]
+    # (a last move of the server that ends the game is not told)
+    assert len(server.moves) > 2 and told == expected[:len(told)]
+    assert len(told) >= len(expected) - 1
+
+
+def test_a_token_refused_over_the_socket_stops_the_bridge() -> None:
+    async def refuse(ws: ServerConnection) -> None:
+        await ws.send(json.dumps({"type": "error", "message": "invalid or absent bot token"}))
+        await ws.close(code=1008)
+
+    async def main() -> None:
+        async with serve(refuse, "127.0.0.1", 0) as running:
+            the_bridge = Bridge(f"http://127.0.0.1:{port_of(running)}", TOKEN, ["x"],
+                                Policy())
+            with pytest.raises(bridge.BridgeError, match="invalid or absent bot token"):
+                await asyncio.wait_for(the_bridge.run(), 30)
+
+    asyncio.run(main())
 
 
 def test_a_refused_token_stops_the_bridge() -> None:

@@ -49,7 +49,7 @@ class Script:
                 return 200, {}
             if reads > self.accept_after:
                 return 200, {"id": 3, "status": self.status,
-                             "game": 7 if self.status == "accepted" else None}
+                             "game_id": 7 if self.status == "accepted" else None}
             return 200, {"id": 3, "status": "open"}
         if path == "/api/game/7":
             if reads > self.finish_after:
