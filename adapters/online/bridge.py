@@ -41,6 +41,9 @@ COMMAND_TIMEOUT = 60.0
 #: Seconds past the engine's clock that a ``genmove`` may take before the engine counts as
 #: hung (the server's own clock usually ends the game first).
 GENMOVE_GRACE = 5.0
+#: The pauses before sending again a move the server refused (it refuses a legal move it
+#: could not store, as while its database restarts); then the engine forfeits.
+MOVE_RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0)
 #: Bytes of one message from the server (a long game's record is the largest).
 MAX_MESSAGE = 2**22
 #: The notation of the moves the server sends and takes (the engine speaks its game's
@@ -235,8 +238,9 @@ class GameRunner:
         self.id = int(record["id"])
         self.colour = colour
         self.engine: Engine | None = None
-        #: The ply our last move was sent at, until the server's answer.
-        self.pending: int | None = None
+        #: Our last move and the ply it was sent at, until the server's answer.
+        self.pending: tuple[int, str] | None = None
+        self.retries = 0
         self.closing = False
         self.inbox: asyncio.Queue[Mapping[str, Any] | str] = asyncio.Queue()
         self.inbox.put_nowait(record)
@@ -248,7 +252,8 @@ class GameRunner:
         self.inbox.put_nowait(record)
 
     def refused(self, message: str) -> bool:
-        """The server refused a message about this game: a forfeit when it was our move."""
+        """The server refused a message about this game: if it was our move, it is sent
+        again after a pause, and after :data:`MOVE_RETRY_DELAYS` the engine forfeits."""
         if self.pending is None:
             return False
         self.inbox.put_nowait(message)
@@ -265,13 +270,10 @@ class GameRunner:
         try:
             while True:
                 item = await self.inbox.get()
-                while True:  # only the newest record matters; a refusal, at once
-                    if isinstance(item, str):
-                        raise Forfeit(f"the server refused the engine's move: {item}")
-                    if self.inbox.empty():
-                        break
-                    item = self.inbox.get_nowait()
-                await self.handle(item)
+                if isinstance(item, str):
+                    await self.retry(item)
+                else:
+                    await self.handle(item)
         except Forfeit as forfeit:
             patience = 0.2  # a misbehaving engine is not waited for
             reason = str(forfeit)
@@ -284,13 +286,36 @@ class GameRunner:
                 await self.engine.close(patience)
                 self.engine = None
 
+    async def retry(self, message: str) -> None:
+        """Send our refused move again after a pause (Forfeit when it was refused too often);
+        the records that came meanwhile are handled first."""
+        if self.pending is None:
+            return
+        if self.retries >= len(MOVE_RETRY_DELAYS):
+            raise Forfeit(f"the server refused the engine's move: {message}")
+        delay = MOVE_RETRY_DELAYS[self.retries]
+        self.retries += 1
+        log.info("game %d: the server refused %s (%s); sending it again in %g s", self.id,
+                 self.pending[1], message, delay)
+        await asyncio.sleep(delay)
+        while not self.inbox.empty():
+            item = self.inbox.get_nowait()
+            if not isinstance(item, str):
+                await self.handle(item)
+        if self.pending is not None:
+            ply, move = self.pending
+            await self.bridge.send({"type": "move", "game": self.id, "ply": ply,
+                                    "move": move})
+
     async def handle(self, record: Mapping[str, Any]) -> None:
         if record.get("status") != "playing":
             return
         moves = [str(entry["move"]) for entry in record.get("moves", [])]
         ply = int(record.get("ply", len(moves)))
-        if self.pending is not None and ply > self.pending:
-            self.pending = None
+        if self.pending is not None:
+            if ply <= self.pending[0]:
+                return  # our move is not answered yet
+            self.pending, self.retries = None, 0
         if self.engine is None or moves[:len(self.engine.moves)] != self.engine.moves:
             if self.engine is not None:
                 log.info("game %d: the moves differ from the engine's; restarting it", self.id)
@@ -310,7 +335,7 @@ class GameRunner:
             log.info("game %d: the engine resigns", self.id)
             await self.bridge.send({"type": "resign", "game": self.id})
             return
-        self.pending = ply
+        self.pending = (ply, move)
         await self.bridge.send({"type": "move", "game": self.id, "ply": ply, "move": move})
 
 

@@ -38,12 +38,13 @@ class FakeServer:
 
     def __init__(self, game: str = "brique", options: dict[str, str] | None = None,
                  colour: str = "b", clock_ms: int = 60_000, refuse: bool = False,
-                 drop_at: int | None = None, games: int = 1) -> None:
+                 drop_at: int | None = None, games: int = 1, refuse_times: int = 0) -> None:
         self.game_name = game
         self.options = {"size": "4"} if options is None else options
         self.colour = colour
         self.clock_ms = clock_ms
         self.refuse = refuse
+        self.refuse_times = refuse_times
         self.drop_at = drop_at
         self.games_left = games
         self.received: list[dict[str, Any]] = []
@@ -135,7 +136,8 @@ class FakeServer:
                 assert self.game is not None and message["game"] == self.ident
                 assert message["ply"] == len(self.moves), message
                 try:
-                    if self.refuse:
+                    if self.refuse or self.refuse_times > 0:
+                        self.refuse_times -= 1
                         raise GameError("refused")
                     self.game.play_text(message["move"], "gtp")
                 except GameError as error:
@@ -224,11 +226,31 @@ def test_a_bad_engine_forfeits_and_the_bridge_goes_on(
     assert server.connections == 1
 
 
-def test_a_move_the_server_refuses_is_a_forfeit(tmp_path: Path) -> None:
+def test_a_move_the_server_keeps_refusing_is_a_forfeit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(bridge, "MOVE_RETRY_DELAYS", (0.01, 0.02))
     server = FakeServer(refuse=True)
     asyncio.run(with_bridge(server, engine("tinygtp", tmp_path / "log")))
     assert server.results[0]["reason"] == "forfeit"
     assert "refused" in server.results[0]["text"]
+    sent = [(m["ply"], m["move"]) for m in server.received if m["type"] == "move"]
+    assert len(sent) == 3 and len(set(sent)) == 1  # the move, then twice again
+
+
+def test_a_move_refused_for_a_while_is_sent_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server that cannot store a move (its database restarts) refuses it: the bridge
+    sends it again and the game goes on."""
+    monkeypatch.setattr(bridge, "MOVE_RETRY_DELAYS", (0.01, 0.02, 0.05))
+    log = tmp_path / "engine.log"
+    server = FakeServer(refuse_times=3)
+    asyncio.run(with_bridge(server, engine("tinygtp", log)))
+    assert server.results[0]["reason"] == "rules", server.results
+    sent = [(m["ply"], m["move"]) for m in server.received if m["type"] == "move"]
+    assert sent[0] == sent[1] == sent[2] == sent[3] and sent[4][0] == sent[0][0] + 2
+    assert commands(log).count("clear_board") == 1  # the engine was not restarted
 
 
 def test_reconnects_and_resumes_with_a_new_engine(tmp_path: Path) -> None:
