@@ -216,3 +216,40 @@ def test_a_bridge_killed_mid_game_comes_back_and_the_game_goes_on(site: Site) ->
     end = replay(record)
     assert end.outcome() is not None
     assert f"game {ident}: resumes brique" in site.log(beta)
+
+
+def test_a_game_goes_on_while_postgresql_restarts(tmp_path: Path) -> None:
+    """PostgreSQL restarted in the middle of a game between two bridges: the server goes on,
+    a move it could not store is sent again, and no move is lost."""
+    url = postgres_url()
+    restart = os.environ.get("GTPGAMES_TEST_POSTGRES_RESTART")
+    if not restart:
+        pytest.skip("GTPGAMES_TEST_POSTGRES_RESTART (the command that restarts that "
+                    "PostgreSQL server; .ci/run sets it) is not set")
+    warm("brique")
+    site = Site(tmp_path, url)
+    try:
+        alpha, beta = site.add_bot("alpha"), site.add_bot("beta")
+        site.bridge(alpha, GOOD)
+        site.bridge(beta, GOOD)
+        play = site.challenge(alpha, beta, "brique", {"size": "11"}, "--color", "b")
+        before: dict[str, Any] | None = None
+        for _ in range(1200):
+            playing = [g for g in site.get("/api/lobby")["playing"]
+                       if beta in g["players"].values()]
+            if playing and playing[0]["ply"] >= 4:
+                before = site.get(f"/api/game/{playing[0]['id']}")
+                break
+            time.sleep(0.1)
+        assert before is not None, site.log(beta)
+        done = subprocess.run(restart, shell=True, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        code, line = finished(play)
+        assert code == 0 and game_id(line) == before["id"], site.log(f"challenge-{beta}-brique")
+        record = site.get(f"/api/game/{before['id']}")
+        assert record["result"]["reason"] == "rules", record
+        kept = [m["move"] for m in before["moves"]]
+        assert [m["move"] for m in record["moves"]][:len(kept)] == kept
+        assert replay(record).outcome() is not None
+    finally:
+        site.close()
