@@ -210,18 +210,18 @@ def test_our_engine_is_set_up_with_gtpgames_game(tmp_path: Path) -> None:
     assert "gtpgames-game trisq size=4" in log.read_text()
 
 
-@pytest.mark.parametrize(("script", "reason"), [
-    ("crasher", "the engine ended (exit status 3) during genmove"),
-    ("illegal", "the engine played"),
-    ("hanger", "the engine did not answer genmove within"),
+@pytest.mark.parametrize(("script", "reason", "games"), [
+    ("crasher", "the engine ended (exit status 3) during genmove", 2),
+    ("illegal", "the engine played", 2),
+    ("hanger", "the engine did not answer genmove within", 1),  # (one: it takes its clock)
 ])
 def test_a_bad_engine_forfeits_and_the_bridge_goes_on(
-    tmp_path: Path, script: str, reason: str, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, script: str, reason: str, games: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(bridge, "GENMOVE_GRACE", 0.5)
-    server = FakeServer(clock_ms=1_000, games=2)
+    server = FakeServer(clock_ms=1_000, games=games)
     asyncio.run(with_bridge(server, engine(script, tmp_path / "log")))
-    assert [r["reason"] for r in server.results] == ["forfeit", "forfeit"]
+    assert [r["reason"] for r in server.results] == ["forfeit"] * games
     assert all(r["text"].startswith(reason) for r in server.results), server.results
     assert server.connections == 1
 
