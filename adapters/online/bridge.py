@@ -5,8 +5,9 @@ It takes the challenges its policy allows, plays each game with its own engine p
 (:class:`adapters.web.gtp_process.GtpProcess`), set up as ``gtpgames match`` sets one up
 (:func:`adapters.match.setup_commands`), tells the engine the clock (``time_settings``,
 ``time_left``) and relays the moves both ways, each sent with the ply it is played at. An
-engine that crashes, stops answering or answers a move the rules (or the server) refuse loses
-that game by forfeit, with the reason; the bridge goes on with its other games. After a
+engine that crashes, stops answering or answers a move the rules refuse loses that game by
+forfeit, with the reason (a move the server refuses is sent again a few times first: it
+refuses a move it could not store); the bridge goes on with its other games. After a
 dropped connection it reconnects with a growing pause (the ``websockets`` client's backoff)
 and the server sends ``game_start`` again for each game in progress: a new engine is given
 the moves so far. Logs go to stderr, one line per event.
@@ -406,7 +407,11 @@ class Bridge:
                     continue
                 if kind == "error" and self.account is None:
                     refusal = str(message.get("message", ""))
-                await self.dispatch(kind, message)
+                try:
+                    await self.dispatch(kind, message)
+                except (KeyError, TypeError, ValueError, AttributeError) as error:
+                    log.info("malformed %r message from the server (%r): %.200r", kind,
+                             error, raw)
         finally:
             if self.account is None and ws.close_code == 1008:
                 raise BridgeError("the server refused the connection: "

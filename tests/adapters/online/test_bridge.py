@@ -107,6 +107,9 @@ class FakeServer:
         self.connections += 1
         self.headers.append(ws.request.headers.get("Authorization") if ws.request else None)
         await ws.send(json.dumps({"type": "hello", "account": "testbot", "protocol": 1}))
+        for junk in ("not json", "[]", '{"type": "game_state"}', '{"type": "challenge", '
+                     '"challenge": 5}', '{"type": "game_start", "game": {}}', '{"type": "x"}'):
+            await ws.send(junk)  # logged and passed over
         if self.game is None:
             await self.offer(ws)
         else:  # a game in progress resumes
