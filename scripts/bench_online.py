@@ -24,6 +24,7 @@ import contextlib
 import json
 import os
 import random
+import resource
 import shutil
 import signal
 import socket
@@ -351,8 +352,10 @@ def main() -> None:
     print(f"games: {args.games} at once ({len(GAMES)} games in turn), {run.moves} moves "
           f"timed in {took:.1f} s ({run.moves / took:.0f} a second), think {args.think:g} s")
     if run.moves:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        mine = usage.ru_utime + usage.ru_stime
         print(f"server CPU: {1000 * run.cpu / run.moves:.1f} ms a move "
-              f"({run.cpu:.1f} s in all)")
+              f"({run.cpu:.1f} s in all); the bots' process: {mine:.1f} s")
     if len(ms) >= 2:
         p99 = statistics.quantiles(ms, n=100)[98]
         print(f"latency per move: median {statistics.median(ms):.1f} ms, "
