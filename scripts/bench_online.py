@@ -91,6 +91,9 @@ class Run:
         self.latencies: list[float] = []
         self.moves = 0
         self.killed = False
+        #: The kill and the restart, run on a thread while the bots go on.
+        self.restart: asyncio.Task[None] | None = None
+        self.bots: list[Bot] = []
         #: Every challenge is sent and accepted (the kill waits for it).
         self.all_started = False
         self.peak_rss = 0.0
@@ -125,10 +128,8 @@ class Run:
     def kill_and_restart(self) -> None:
         assert self.server is not None
         self.server_cpu()
-        self.before_kill = {game: list(moves) for game, moves in self.seen.items()}
         self.server.send_signal(signal.SIGKILL)
         self.server.wait()
-        self.killed = True
         self.start_server()
 
     def stop(self) -> None:
@@ -210,7 +211,13 @@ class Bot:
             self.run.progress = time.monotonic()
             if (self.run.all_started and not self.run.killed
                     and self.run.moves >= self.run.kill_at):
-                self.run.kill_and_restart()
+                self.run.killed = True
+                self.run.before_kill = {game: list(moves)
+                                        for game, moves in self.run.seen.items()}
+                for bot in self.run.bots:  # moves in flight across the kill are not timed
+                    bot.sent.clear()
+                self.run.restart = asyncio.create_task(
+                    asyncio.to_thread(self.run.kill_and_restart))
                 return
         colour, game = self.games.get(ident, (None, None))
         if game is None or record["status"] != "playing" or record["to_move"] != colour:
@@ -232,8 +239,15 @@ class Bot:
             await self.send(ws, ident, ply, move)
 
     async def send(self, ws: Any, ident: int, ply: int, move: str) -> None:
+        if self.run.restart is not None and not self.run.restart.done():
+            return  # the server is being killed: the game resumes from game_start
         self.sent[(ident, ply + 1)] = time.perf_counter()
-        await ws.send(json.dumps({"type": "move", "game": ident, "ply": ply, "move": move}))
+        try:
+            await ws.send(json.dumps({"type": "move", "game": ident, "ply": ply,
+                                      "move": move}))
+        except ConnectionClosed:
+            self.sent.pop((ident, ply + 1), None)
+            raise
 
 
 def check(run: Run, ids: list[int]) -> tuple[int, int, list[str]]:
@@ -286,6 +300,7 @@ async def bench(run: Run, timeout: float) -> list[int]:
         name = f"bench{number}"
         bots.append(Bot(run, name, await asyncio.to_thread(add_bot, run.db, name)))
     run.start_server()
+    run.bots = bots
     tasks = [asyncio.create_task(bot.play()) for bot in bots]
     await asyncio.wait_for(asyncio.gather(*(bot.ready.wait() for bot in bots)), 60)
 
