@@ -239,8 +239,6 @@ class Bot:
             await self.send(ws, ident, ply, move)
 
     async def send(self, ws: Any, ident: int, ply: int, move: str) -> None:
-        if self.run.restart is not None and not self.run.restart.done():
-            return  # the server is being killed: the game resumes from game_start
         self.sent[(ident, ply + 1)] = time.perf_counter()
         try:
             await ws.send(json.dumps({"type": "move", "game": ident, "ply": ply,
