@@ -26,7 +26,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -309,6 +309,26 @@ class EnginePool:
             self.restart(name)
 
 
+def setup_commands(
+    referee: Game[Any], options: Mapping[str, object], known: Callable[[str], bool],
+    notation: Notation | None = None,
+) -> list[str]:
+    """The GTP commands that set an engine up for a new game of ``referee``'s kind with
+    ``options`` (as given by the user): ``gtpgames-game GAME KEY=VALUE...`` when the engine
+    lists it (and ``gtpgames-notation`` when a notation is asked for and the engine knows
+    it), else ``boardsize N`` where the game has a size; then ``clear_board``. ``known``
+    tells whether the engine lists a command."""
+    commands = []
+    if known("gtpgames-game"):
+        described = " ".join(f"{key}={value}" for key, value in sorted(options.items()))
+        commands.append(f"gtpgames-game {referee.name} {described}".strip())
+        if notation and known("gtpgames-notation"):
+            commands.append(f"gtpgames-notation {notation}")
+    elif "size" in referee.options:
+        commands.append(f"boardsize {referee.board_size}")
+    return [*commands, "clear_board"]
+
+
 def canonical(referee: Game[Any], tokens: list[str], notation: Notation) -> list[str]:
     """``tokens`` (legal from the referee's position) as the rules core writes them."""
     game = referee.copy()
@@ -356,14 +376,9 @@ def play_game(spec: GameSpec, config: MatchConfig, pool: EnginePool) -> dict[str
         for player in (0, 1):
             try:
                 proc = pool.get(names[player])
-                if proc.known("gtpgames-game"):
-                    described = " ".join(f"{k}={v}" for k, v in sorted(config.options.items()))
-                    must(player, f"gtpgames-game {config.game} {described}".strip())
-                    if config.notation and proc.known("gtpgames-notation"):
-                        must(player, f"gtpgames-notation {config.notation}")
-                elif "size" in referee.options:
-                    must(player, f"boardsize {referee.board_size}")
-                must(player, "clear_board")
+                for command in setup_commands(referee, config.options, proc.known,
+                                              config.notation):
+                    must(player, command)
                 if config.time_control is not None:
                     for command in config.time_control.commands(proc):
                         must(player, command)

@@ -532,3 +532,64 @@ def solve(
 
 def main() -> None:
     app()
+
+
+@app.command(context_settings={"allow_interspersed_args": False})
+def bot(
+    command: Annotated[list[str], typer.Argument(
+        metavar="ENGINE COMMAND...",
+        help="The engine's command line, after -- ({game} is replaced by the game's name).",
+        show_default=False)],
+    server: Annotated[str, typer.Option(help="The server, http://HOST:PORT or https://...")],
+    token: Annotated[str, typer.Option(
+        envvar="GTPGAMES_TOKEN", help="The bot account's token (gtpgames serve add-bot).")],
+    games: Annotated[str | None, typer.Option(
+        help="The games it plays, separated by commas (default: all).")] = None,
+    accept: Annotated[str, typer.Option(
+        help="The challenges it takes: any, rated, or from:NAME.")] = "any",
+    max_games: Annotated[int, typer.Option(
+        help="Games played at once; more challenges are declined.")] = 4,
+) -> None:
+    """Connect a GTP engine to a game server as a bot: take challenges and play them, one
+    engine process per game (docs/online.md)."""
+    from adapters.online import bridge
+
+    try:
+        policy = bridge.Policy.parse(games, accept, max_games)
+        bridge.run(server, token, command, policy)
+    except (ValueError, bridge.BridgeError) as error:
+        _fail(str(error))
+
+
+@app.command()
+def challenge(
+    opponent: Annotated[str, typer.Argument(help="The account challenged.")],
+    server: Annotated[str, typer.Option(help="The server, http://HOST:PORT or https://...")],
+    token: Annotated[str, typer.Option(
+        envvar="GTPGAMES_TOKEN", help="The token of the account that plays the game.")],
+    game: Annotated[str, typer.Option(help="Game name (see `gtpgames games`).")],
+    option: Annotated[list[str] | None, typer.Option(
+        "--option", "-o", help="Game option KEY=VALUE (repeatable).")] = None,
+    color: Annotated[str, typer.Option(help="Our side: b, w or random.")] = "random",
+    time: Annotated[str, typer.Option(
+        "--time", help="Time control MIN+INC: minutes, and seconds added per move.")] = "5+0",
+    rated: Annotated[bool, typer.Option(help="A rated game.")] = False,
+    wait: Annotated[float, typer.Option(
+        min=0.0, help="Seconds to wait for the challenge to be accepted.")] = 60.0,
+) -> None:
+    """Challenge OPPONENT to a game on a game server, wait for its end and print its result
+    on one line (exit status 0; 1 when not accepted; 2 on an error)."""
+    from adapters.online import challenge as scripted
+    from adapters.online.client import ApiError, Client, ServerUnreachable, parse_time
+
+    options = {key: str(value) for key, value in _option_pairs(option).items()}
+    try:
+        sent = scripted.build(opponent, game, options, color.lower(), parse_time(time), rated)
+        client = Client(server, token)
+        outcome = scripted.play(
+            client, sent, wait, notice=lambda text: typer.echo(f"gtpgames: {text}", err=True))
+    except (ValueError, ApiError, ServerUnreachable) as error:
+        _fail(str(error))
+        return
+    typer.echo(outcome.line)
+    raise typer.Exit(outcome.status)

@@ -72,6 +72,8 @@ NOT_EXAMPLES: dict[tuple[str, str], str] = {
         "a bridge that needs a running server and a bot's token",
     ("docs/online.md", "gtpgames challenge --server"):
         "a scripted game that needs a running server and a token",
+    ("docs/online.md", "game 12 brique: alice (b)"):
+        "the result line of a game on a server (tests/adapters/online/test_challenge.py)",
     ("docs/online.md", '{"game": "brique", "options"'):
         "a challenge as sent (tests/adapters/online/test_api.py sends them)",
     ("docs/online.md", '{"id": 12, "game": "brique"'):

@@ -45,3 +45,15 @@ def test_update_doc_sessions_help_only_prints_help() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("usage:") and "--check" in done.stdout
     assert {path: path.stat().st_mtime_ns for path in docs} == before
+
+
+@pytest.mark.slow
+def test_bench_online_runs_small() -> None:
+    """The load benchmark of the game server, with a handful of games: the server killed and
+    restarted in the middle, and no game lost or corrupted (its exit status says so)."""
+    done = subprocess.run([sys.executable, "-m", "scripts.bench_online", "--games", "5",
+                           "--kill-at", "30", "--timeout", "300"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "killed and restarted: yes" in done.stdout
+    assert "lost games: 0, corrupted games: 0" in done.stdout

@@ -81,10 +81,9 @@ class GtpProcess:
 
     async def close(self, timeout: float = 2.0) -> None:
         """Say ``quit`` and wait; kill the process if it does not end in ``timeout``."""
-        if self.proc.returncode is not None:
-            return
         try:
-            await self._write("# interrupt\nquit\n")
+            if self.proc.returncode is None:
+                await self._write("# interrupt\nquit\n")
             assert self.proc.stdin is not None
             self.proc.stdin.close()
             await asyncio.wait_for(self.proc.wait(), timeout)
@@ -92,7 +91,8 @@ class GtpProcess:
             if self.proc.returncode is None:
                 self.proc.kill()
                 await self.proc.wait()
-        # read the output to its end: the transport closes with its last pipe
+        # read the output to its end (of an engine that ended by itself too): the transport
+        # closes with its last pipe
         if self.proc.stdout is not None:
             with contextlib.suppress(TimeoutError, OSError):
                 await asyncio.wait_for(self.proc.stdout.read(), timeout)
