@@ -1,0 +1,296 @@
+"""The online site in a real browser: headless Chromium (Debian's ``chromium``) driven by
+Playwright, against a real ``gtpgames serve`` on a temporary SQLite database, with a bot
+account played by a small random mover written here over the bot WebSocket (docs/online.md,
+"The bot API"). A person signs up in the lobby, challenges the bot, plays the game by
+clicking the board until it ends, while a second page (not signed in) watches it live; then
+replays it and finds it among the lobby's finished games. Screenshots go to
+$GTPGAMES_SCREENSHOTS (default: a temporary directory)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.games.core import Game
+from engine.games.registry import game_class
+from tests.protocol.test_e2e import COMMAND
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+BOT = "randbot"
+PERSON, PASSWORD = "alice", "correct-horse"
+WAIT = 30_000  # ms: the longest any one step may take
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not os.path.exists(CHROMIUM),
+                       reason=f"no Chromium at {CHROMIUM} (apt-get install chromium)"),
+]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def position(record: dict[str, Any]) -> Game[Any]:
+    """The game of a record, its moves replayed by the rules core."""
+    cls = game_class(record["game"])
+    options = {spec.name: spec.parse(record["options"][spec.name])
+               for spec in cls.OPTIONS if spec.name in record["options"]}
+    game = cls(**options)
+    for move in record["moves"]:
+        game.play_text(move["move"], "gtp")
+    return game
+
+
+def legal_moves(record: dict[str, Any]) -> list[str]:
+    game = position(record)
+    return [game.format_move(move, "gtp") for move in game.listed_moves()]
+
+
+class RandomBot:
+    """A bot over the bot WebSocket: accepts every challenge, plays random legal moves."""
+
+    def __init__(self, url: str, token: str) -> None:
+        self.url, self.token = url, token
+        self.rng = random.Random(7)
+        self.ended: list[dict[str, Any]] = []
+        self.errors: list[str] = []
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_until_complete, args=(self.run(),),
+                                       daemon=True)
+        self.stopping = asyncio.Event()
+
+    async def run(self) -> None:
+        from websockets.asyncio.client import connect
+
+        async with connect(self.url, additional_headers={"Authorization": f"Bearer {self.token}"}
+                           ) as ws:
+            reader = asyncio.ensure_future(self.read(ws))
+            await self.stopping.wait()
+            reader.cancel()
+
+    async def read(self, ws: Any) -> None:
+        colors: dict[int, str] = {}
+        async for text in ws:
+            message = json.loads(text)
+            kind = message["type"]
+            if kind == "challenge":
+                await ws.send(json.dumps({"type": "accept",
+                                          "challenge": message["challenge"]["id"]}))
+            elif kind == "error":
+                self.errors.append(message["message"])
+            elif kind in ("game_start", "game_state"):
+                record = message["game"]
+                if kind == "game_start":
+                    colors[record["id"]] = message["color"]
+                if record["status"] == "playing" and record["to_move"] == colors.get(record["id"]):
+                    move = self.rng.choice(legal_moves(record))
+                    await ws.send(json.dumps({"type": "move", "game": record["id"],
+                                              "ply": record["ply"], "move": move}))
+            elif kind == "game_end":
+                self.ended.append(message["game"])
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.stopping.set)
+        self.thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, RandomBot]]:
+    db = f"sqlite:///{tmp_path_factory.mktemp('site') / 'online.sqlite'}"
+    made = subprocess.run([*COMMAND, "serve", "add-bot", BOT, "--db", db],
+                          capture_output=True, text=True, timeout=60)
+    assert made.returncode == 0, made.stderr
+    token = made.stdout.split()[-1]
+    port = free_port()
+    proc = subprocess.Popen([*COMMAND, "serve", "--db", db, "--port", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    bot = RandomBot(f"ws://127.0.0.1:{port}/api/bot", token)
+    try:
+        for _ in range(400):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+                time.sleep(0.05)
+        bot.start()
+        yield f"http://127.0.0.1:{port}", bot
+    finally:
+        bot.stop()
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="module")
+def shots() -> Path:
+    path = Path(os.environ.get("GTPGAMES_SCREENSHOTS") or tempfile.mkdtemp(prefix="gtpgames-"))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def get_json(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=10) as answer:
+        return json.load(answer)
+
+
+def watch_errors(page: Any) -> list[str]:
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    return errors
+
+
+def shown(page: Any) -> dict[str, Any]:
+    record: dict[str, Any] = page.evaluate("window.online.record")
+    return record
+
+
+def test_sign_up_challenge_the_bot_play_by_clicking_and_find_the_result(
+        site: tuple[str, RandomBot], browser: Any, shots: Path) -> None:
+    base, bot = site
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    errors = watch_errors(page)
+    page.goto(base + "/")
+    # the lobby lists the bot, online
+    page.wait_for_selector(f"#bots tr[data-bot={BOT}] td.online", timeout=WAIT)
+
+    page.fill("#name", PERSON)
+    page.fill("#password", PASSWORD)
+    page.click("#signup")
+    page.wait_for_selector("#signed-in", timeout=WAIT)
+    assert PERSON in page.text_content("#signed-in")
+
+    # an API token, shown once, that acts for the account
+    page.click("#token")
+    token = page.input_value("#token-text")
+    request = urllib.request.Request(base + "/api/account",
+                                     headers={"Authorization": f"Bearer {token}"})
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        assert json.load(answer)["name"] == PERSON
+
+    page.select_option("#game", "brique")
+    page.fill("[data-option=size]", "4")
+    page.select_option("#color", "b")
+    page.fill("#minutes", "10")
+    page.fill("#opponent", BOT)
+    page.screenshot(path=str(shots / "online-lobby.png"), full_page=True)
+    page.click("#open-challenge")
+    # the bot accepts: the page goes to the game
+    page.wait_for_url("**/game/*", timeout=WAIT)
+    page.wait_for_function("window.online.record && window.online.boards > 0", timeout=WAIT)
+    record = shown(page)
+    game_id = record["id"]
+    assert record["players"] == {"b": PERSON, "w": BOT}
+
+    # someone not signed in watches it live
+    watcher = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+    watcher_errors = watch_errors(watcher)
+    watcher.goto(f"{base}/game/{game_id}")
+    watcher.wait_for_function("window.online.record !== null", timeout=WAIT)
+
+    rng = random.Random(3)
+    clicks = 0
+    refused = False
+    while True:
+        page.wait_for_function(
+            "window.online.record.status !== 'playing' || (window.online.record.to_move === 'b'"
+            " && window.online.boardPly === window.online.record.ply)", timeout=WAIT)
+        record = shown(page)
+        if record["status"] != "playing":
+            break
+        ply = record["ply"]
+        assert "Your turn" in page.text_content("#status")
+        if not refused and ply >= 2:
+            # a click the rules refuse: the reason under the board, the game as it was
+            occupied = record["moves"][0]["move"]
+            errors_before = page.evaluate("window.online.errors")
+            page.click(f'#board [data-target="{occupied}"]')
+            page.wait_for_function(f"window.online.errors > {errors_before}", timeout=WAIT)
+            assert page.text_content("#error")
+            assert shown(page)["ply"] == ply
+            refused = True
+            page.screenshot(path=str(shots / "online-game.png"), full_page=True)
+        move = rng.choice(legal_moves(record))
+        errors_before = page.evaluate("window.online.errors")
+        if move in record["specials"]:
+            page.click(f"#special-{move}")
+        else:
+            page.click(f'#board [data-target="{move}"]')
+        page.wait_for_function(f"window.online.record.ply > {ply}"
+                               f" || window.online.errors > {errors_before}", timeout=WAIT)
+        assert shown(page)["ply"] > ply, f"{move}: {page.evaluate('window.online.error')}"
+        clicks += 1
+        assert clicks < 40, "no end after 40 moves on a 4x4 board"
+    assert refused, "the game ended before a refused click was tried"
+
+    # the result as the rules core finds it from the stored record
+    stored = get_json(f"{base}/api/game/{game_id}")
+    assert stored["status"] == "finished" and stored["result"]["reason"] == "rules"
+    outcome = position(stored).outcome()
+    assert outcome is not None
+    winner = None if outcome.winner is None else "bw"[outcome.winner]
+    assert stored["result"]["winner"] == winner
+    status = page.text_content("#status") or ""
+    assert ("wins" in status or "Draw" in status) and stored["result"]["text"] in status
+    page.wait_for_function("window.online.boardPly === window.online.record.ply", timeout=WAIT)
+    page.screenshot(path=str(shots / "online-game-over.png"), full_page=True)
+
+    # the watcher saw every move come, without reloading
+    watcher.wait_for_function("window.online.record.status === 'finished'", timeout=WAIT)
+    assert shown(watcher)["ply"] == stored["ply"]
+    assert watcher.evaluate("window.online.records") > 2
+    assert "watching" not in (watcher.text_content("#error") or "")
+    watcher.screenshot(path=str(shots / "online-game-phone.png"), full_page=True)
+
+    # the replay: the start, then one move on
+    page.click("#first")
+    page.wait_for_function("window.online.boardPly === 0", timeout=WAIT)
+    assert page.locator("#board svg .piece").count() == 0
+    page.click("#next")
+    page.wait_for_function("window.online.boardPly === 1", timeout=WAIT)
+    assert page.locator("#board svg .piece").count() == 1
+    assert "move 1 of" in (page.text_content("#replay-pos") or "")
+
+    # the lobby lists it among the finished games, with its result
+    page.goto(base + "/")
+    row = page.locator(f"#finished tr[data-game='{game_id}']")
+    row.wait_for(timeout=WAIT)
+    text = row.text_content() or ""
+    assert PERSON in text and BOT in text and stored["result"]["text"] in text
+    assert row.locator("a").get_attribute("href") == f"/game/{game_id}"
+    page.screenshot(path=str(shots / "online-lobby-after.png"), full_page=True)
+    assert game_id in [g["id"] for g in bot.ended]
+    assert not bot.errors, bot.errors
+    assert not errors and not watcher_errors, errors + watcher_errors
+    context.close()
