@@ -288,8 +288,25 @@ def match(
     raise typer.Exit(code)
 
 
-@app.command()
+serve_app = typer.Typer(
+    cls=OneLineErrors, invoke_without_command=True, add_completion=False,
+    help="Serve the game site (docs/online.md) and the single-user board (docs/web.md).")
+app.add_typer(serve_app, name="serve")
+
+DbOption = Annotated[str | None, typer.Option(
+    "--db", help="Database: sqlite:///PATH or postgresql://USER:PASSWORD@HOST/DATABASE "
+    "(default: online.sqlite in the user's data directory).")]
+
+
+def _db_url(db: str | None) -> str:
+    from adapters.online.store import default_url
+
+    return db if db is not None else default_url()
+
+
+@serve_app.callback()
 def serve(
+    ctx: typer.Context,
     host: Annotated[str, typer.Option(
         help="Address to listen on; anything but 127.0.0.1 opens the app to the network.")
     ] = "127.0.0.1",
@@ -301,16 +318,58 @@ def serve(
     ] = 10.0,
     idle: Annotated[float, typer.Option(
         min=1.0, help="Seconds a silent page keeps its game before it is closed.")] = 1800.0,
+    db: DbOption = None,
+    secure_cookies: Annotated[bool, typer.Option(
+        "--secure-cookies", help="Send the sign-in cookie over HTTPS only (behind a TLS "
+        "proxy).")] = False,
+    max_message: Annotated[int, typer.Option(
+        min=256, max=1 << 24, help="Bytes of one JSON message or request body.")] = 16384,
+    max_challenges: Annotated[int, typer.Option(
+        min=1, max=1000, help="Open challenges per account.")] = 5,
+    max_person_games: Annotated[int, typer.Option(
+        min=1, max=1000, help="Games in progress per person.")] = 5,
+    max_bot_games: Annotated[int, typer.Option(
+        min=1, max=10000, help="Games in progress per bot.")] = 32,
+    rate: Annotated[float, typer.Option(
+        min=0.1, max=10000.0, help="Messages per second per connection (bursts of twice "
+        "that pass).")] = 20.0,
 ) -> None:
-    """Serve the browser app: play, watch and replay the games on their true boards."""
+    """Serve the game site and the single-user board (at /analysis)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from adapters.online.app import serve as run_server
+    from adapters.online.play import Limits
     from adapters.web.room import Caps
-    from adapters.web.server import serve as run_server
 
+    url = _db_url(db)
     if host not in ("127.0.0.1", "localhost", "::1"):
         typer.echo(f"gtpgames: serving on {host}: anyone who can reach it can open games",
                    err=True)
     typer.echo(f"gtpgames: serving on http://{host}:{port}/ (Ctrl-C to stop)", err=True)
-    run_server(host, port, Caps(max_games=max_games, max_think=max_think), idle)
+    limits = Limits(max_message=max_message, max_challenges=max_challenges,
+                    max_person_games=max_person_games, max_bot_games=max_bot_games,
+                    rate=rate)
+    try:
+        run_server(url, host, port, limits, secure_cookies,
+                   Caps(max_games=max_games, max_think=max_think), idle)
+    except ValueError as error:
+        _fail(str(error))
+
+
+@serve_app.command("add-bot")
+def add_bot(
+    name: Annotated[str, typer.Argument(help="The bot's name (2 to 20 letters, digits, _, -).")],
+    db: DbOption = None,
+) -> None:
+    """Create a bot account and print its token (shown this once)."""
+    from adapters.online.app import add_bot as create_bot
+
+    try:
+        token = create_bot(_db_url(db), name)
+    except ValueError as error:
+        _fail(str(error))
+        return
+    typer.echo(token)
 
 
 @app.command()

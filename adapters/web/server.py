@@ -1,5 +1,6 @@
-"""The ASGI app of ``gtpgames serve`` (Starlette): the page, the list of games, and one
-WebSocket per open page carrying its actions and the game's state (docs/web.md).
+"""The single-user board of ``gtpgames serve`` (Starlette), at ``/analysis``: the page, the
+list of games, and one WebSocket per open page carrying its actions and the game's state
+(docs/web.md). The game server (adapters/online) serves these routes beside its own.
 
 Every page gets its own :class:`~adapters.web.room.Room` and engine process, ended when the
 WebSocket closes or stays silent for ``idle`` seconds.
@@ -16,9 +17,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import HTTPConnection, Request
 from starlette.responses import FileResponse, JSONResponse, Response
-from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketState
 
@@ -51,19 +52,19 @@ def games_list() -> list[dict[str, Any]]:
     return out
 
 
-def same_origin(websocket: WebSocket) -> bool:
-    """Whether the WebSocket comes from a page of this server (a page of another site
-    must not open games here): its Origin, when sent, names the host it connects to."""
+def same_origin(websocket: HTTPConnection) -> bool:
+    """Whether the WebSocket (or request) comes from a page of this server (a page of
+    another site must not open games here): its Origin, when sent, names the host it
+    connects to."""
     origin = websocket.headers.get("origin")
     if origin is None:
         return True
     return urlsplit(origin).netloc == websocket.headers.get("host")
 
 
-def create_app(caps: Caps | None = None, idle: float = 1800.0) -> Starlette:
-    """The app; ``caps`` bound the open games and the thinking time, ``idle`` is how long a
-    silent page keeps its game."""
-    lobby = Lobby(caps or Caps())
+def analysis_routes(lobby: Lobby, idle: float) -> list[BaseRoute]:
+    """The routes of the single-user board: its page ``/analysis``, ``/api/games`` and its
+    WebSocket ``/ws`` (the files under ``/static`` are mounted by the app)."""
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
@@ -120,24 +121,27 @@ def create_app(caps: Caps | None = None, idle: float = 1800.0) -> Starlette:
             # the engine process
             await asyncio.shield(room.close())
 
+    return [Route("/analysis", index), Route("/api/games", games), WebSocketRoute("/ws", play)]
+
+
+async def close_rooms(lobby: Lobby) -> None:
+    """End every open page's game and engine (at shutdown)."""
+    await asyncio.gather(*(room.close() for room in list(lobby.rooms)))
+
+
+def create_app(caps: Caps | None = None, idle: float = 1800.0) -> Starlette:
+    """The single-user board alone; ``caps`` bound the open games and the thinking time,
+    ``idle`` is how long a silent page keeps its game."""
+    lobby = Lobby(caps or Caps())
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
-        await asyncio.gather(*(room.close() for room in list(lobby.rooms)))
+        await close_rooms(lobby)
 
     app = Starlette(lifespan=lifespan, routes=[
-        Route("/", index),
-        Route("/api/games", games),
-        WebSocketRoute("/ws", play),
+        *analysis_routes(lobby, idle),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ])
     app.state.lobby = lobby
     return app
-
-
-def serve(host: str, port: int, caps: Caps, idle: float) -> None:
-    """Run the app on uvicorn until interrupted."""
-    import uvicorn
-
-    uvicorn.run(create_app(caps, idle), host=host, port=port, log_level="warning",
-                ws_max_size=4 * MAX_MESSAGE + 1024)

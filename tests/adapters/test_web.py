@@ -4,8 +4,10 @@ with its bad inputs, through Starlette's TestClient (real engine processes behin
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
+import tempfile
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -92,7 +94,7 @@ def click(ws: Any, target: str) -> Message:
 
 
 def test_page_and_games_list(client: TestClient) -> None:
-    page = client.get("/")
+    page = client.get("/analysis")
     assert page.status_code == 200
     for element in ('id="board"', 'id="game"', "/static/app.js", "/static/style.css"):
         assert element in page.text
@@ -419,8 +421,10 @@ def serve_process(*flags: str) -> tuple[subprocess.Popen[bytes], int]:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
+    # the game site's database goes to a new data directory, not the user's
+    env = {**os.environ, "XDG_DATA_HOME": tempfile.mkdtemp(prefix="gtpgames-")}
     proc = subprocess.Popen([*COMMAND, "serve", "--port", str(port), *flags],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     return proc, port
 
 

@@ -48,8 +48,9 @@ def free_port() -> int:
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
     port = free_port()
-    proc = subprocess.Popen([*COMMAND, "serve", "--port", str(port), "--max-think", "1"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    db = f"sqlite:///{tempfile.mkdtemp(prefix='gtpgames-')}/online.sqlite"
+    proc = subprocess.Popen([*COMMAND, "serve", "--port", str(port), "--max-think", "1",
+                             "--db", db], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         for _ in range(200):
             try:
@@ -58,7 +59,7 @@ def server() -> Iterator[str]:
             except OSError:
                 assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
                 time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/"
+        yield f"http://127.0.0.1:{port}/analysis"
     finally:
         proc.terminate()
         proc.wait(timeout=10)
