@@ -9,6 +9,7 @@ $GTPGAMES_SCREENSHOTS (default: a temporary directory)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -24,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from engine.games.core import Game
+from engine.games.core import Game, GameError
 from engine.games.registry import game_class
 from tests.protocol.test_e2e import COMMAND
 
@@ -66,11 +67,11 @@ def legal_moves(record: dict[str, Any]) -> list[str]:
 
 
 class RandomBot:
-    """A bot over the bot WebSocket: accepts every challenge, plays random legal moves."""
+    """A bot over the bot WebSocket: accepts every challenge, plays random legal moves (the
+    same in the same position, whatever ran before)."""
 
     def __init__(self, url: str, token: str) -> None:
         self.url, self.token = url, token
-        self.rng = random.Random(7)
         self.ended: list[dict[str, Any]] = []
         self.errors: list[str] = []
         self.loop = asyncio.new_event_loop()
@@ -102,7 +103,8 @@ class RandomBot:
                 if kind == "game_start":
                     colors[record["id"]] = message["color"]
                 if record["status"] == "playing" and record["to_move"] == colors.get(record["id"]):
-                    move = self.rng.choice(legal_moves(record))
+                    rng = random.Random(" ".join(m["move"] for m in record["moves"]))
+                    move = rng.choice(legal_moves(record))
                     await ws.send(json.dumps({"type": "move", "game": record["id"],
                                               "ply": record["ply"], "move": move}))
             elif kind == "game_end":
@@ -175,7 +177,7 @@ def shown(page: Any) -> dict[str, Any]:
     return record
 
 
-def test_sign_up_challenge_the_bot_play_by_clicking_and_find_the_result(
+def test_a_sign_up_a_challenge_play_by_clicking_and_the_result_in_the_lobby(
         site: tuple[str, RandomBot], browser: Any, shots: Path) -> None:
     base, bot = site
     context = browser.new_context(viewport={"width": 1280, "height": 800})
@@ -293,4 +295,118 @@ def test_sign_up_challenge_the_bot_play_by_clicking_and_find_the_result(
     assert game_id in [g["id"] for g in bot.ended]
     assert not bot.errors, bot.errors
     assert not errors and not watcher_errors, errors + watcher_errors
+    context.close()
+
+
+def sign_up(page: Any, base: str, name: str) -> None:
+    page.goto(base + "/")
+    page.wait_for_selector("#signin-form", timeout=WAIT)
+    page.fill("#name", name)
+    page.fill("#password", PASSWORD)
+    page.click("#signup")
+    page.wait_for_selector("#signed-in", timeout=WAIT)
+
+
+def callable_moves(record: dict[str, Any]) -> list[str]:
+    """The Brax turns that may carry a call (``!``) now."""
+    game = position(record)
+    moves = []
+    for move in legal_moves(record):
+        with contextlib.suppress(GameError):
+            if game.illegal_reason(game.parse_move(move + "!", "gtp"), "gtp") is None:
+                moves.append(move)
+    return moves
+
+
+def click_place(page: Any, token: str) -> None:
+    """Click a place of the board; a Trisq slot of the orientation not shown is shown
+    first by a right-click on its square."""
+    place = page.locator(f'#board [data-target="{token}"]')
+    if not place.is_visible():
+        square = place.locator("xpath=ancestor::*[@data-square][1]").get_attribute("data-square")
+        page.locator(f'#board g.slots[data-square="{square}"]:not([display]) [data-target]'
+                     ).first.click(button="right")
+        assert place.is_visible(), f"{token}: a right-click on its square did not show it"
+    place.click()
+
+
+@pytest.mark.parametrize(("game", "options"), [("trisq", {"size": "4"}),
+                                               ("brax", {})])
+def test_turns_of_several_clicks_then_resign(site: tuple[str, RandomBot], browser: Any,
+                                             shots: Path, game: str,
+                                             options: dict[str, str]) -> None:
+    """A Trisq turn of two pieces or one (confirmed), a Brax path point by point (confirmed
+    where it could go on, with a call when one is allowed), then *Resign*."""
+    base, bot = site
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    errors = watch_errors(page)
+    sign_up(page, base, f"{game}-player")
+    page.select_option("#game", game)
+    for key, value in options.items():
+        field = page.locator(f"[data-option={key}]")
+        if field.evaluate("el => el.tagName") == "SELECT":
+            field.select_option(value)
+        else:
+            field.fill(value)
+    page.select_option("#color", "b")
+    page.fill("#opponent", BOT)
+    page.click("#open-challenge")
+    page.wait_for_url("**/game/*", timeout=WAIT)
+    page.wait_for_function("window.online.record && window.online.boards > 0", timeout=WAIT)
+    game_id = shown(page)["id"]
+
+    rng = random.Random(game)
+    confirmed = called = 0
+    for turn in range(40):
+        if confirmed and (called or game != "brax") and turn >= 4:
+            break
+        page.wait_for_function(
+            "window.online.record.status !== 'playing' || (window.online.record.to_move === 'b'"
+            " && window.online.boardPly === window.online.record.ply)", timeout=WAIT)
+        record = shown(page)
+        if record["status"] != "playing":
+            break
+        ply = record["ply"]
+        legal = legal_moves(record)
+        calls = callable_moves(record) if game == "brax" else []
+        # until one has been: a move that needs Confirm, as it could go on
+        joint = "+" if game == "trisq" else "-"
+        stops = [m for m in legal if any(o.startswith(m + joint) for o in legal)]
+        move = rng.choice(calls or (not confirmed and stops) or legal)
+        if calls:
+            page.check("#call")
+        parts = move.split("+") if game == "trisq" else move.split("-")
+        for part in parts:
+            steps = page.evaluate("window.online.steps")
+            click_place(page, part)
+            page.wait_for_function(f"window.online.steps > {steps}", timeout=WAIT)
+        if shown(page)["ply"] == ply:  # the clicks could go on: this move ends here
+            assert page.is_enabled("#confirm"), page.text_content("#hint")
+            assert page.text_content("#hint")
+            if turn == 0:
+                page.screenshot(path=str(shots / f"online-{game}-pending.png"), full_page=True)
+            page.click("#confirm")
+            confirmed += 1
+        page.wait_for_function(f"window.online.record.ply > {ply}", timeout=WAIT)
+        played = shown(page)["moves"][ply]["move"]
+        assert played == move + ("!" if calls else ""), page.evaluate("window.online.error")
+        called += bool(calls)
+        assert not page.is_checked("#call") if game == "brax" else True
+    assert confirmed, f"{game}: no turn needed a confirmation"
+    assert called or game != "brax", "no Brax call was allowed in 40 turns"
+
+    record = shown(page)
+    assert record["status"] == "playing", "the game ended before the resignation"
+    page.click("#resign")
+    page.click("#resign-yes")
+    page.wait_for_function("window.online.record.status === 'finished'", timeout=WAIT)
+    record = shown(page)
+    assert record["result"]["reason"] == "resign" and record["result"]["winner"] == "w"
+    assert "by resignation" in (page.text_content("#status") or "")
+    assert page.is_hidden("#resign-box")
+    page.screenshot(path=str(shots / f"online-{game}-resigned.png"), full_page=True)
+    page.goto(base + "/")
+    page.locator(f"#finished tr[data-game='{game_id}']").wait_for(timeout=WAIT)
+    assert not errors, errors
     context.close()

@@ -16,7 +16,8 @@ let boardRequest = 0;    // the last picture asked for (older answers are droppe
 let busy = false;        // a click or move is on its way
 let socket = null;
 let retry = 1000;
-window.online = Object.assign(window.online || {}, { records: 0, record: null, boards: 0, boardPly: null });
+// For tests and the curious: the records and pictures shown, the clicks answered.
+window.online = Object.assign(window.online || {}, { records: 0, record: null, boards: 0, boardPly: null, steps: 0 });
 
 function mySide() {
   if (!me || !record || !record.players) return null;
@@ -188,29 +189,38 @@ function whyNot() {
   return "it is not your turn";
 }
 
-async function onClick(token) {
+function onClick(token) {
   if (viewPly !== null) return;
   showError("error", "");
   if (!myTurn()) { showError("error", whyNot()); return; }
+  step({ pending, click: token });
+}
+
+// Send a click (or a confirmation) to the server: it answers with a whole move, played at
+// once, or with the clicks so far and a hint.
+async function step(body) {
   if (busy) return;
   busy = true;
+  let answer;
   try {
-    const step = await api("POST", `/api/game/${GAME_ID}/clicks`, { pending, click: token });
-    if (typeof step.move === "string") {
-      busy = false;
-      await play(step.move);
-      return;
-    }
-    pending = step.pending || [];
-    hint = step.hint || "";
-    board.unmark("pending");
-    board.mark(pending, "pending");
-    show();
+    answer = await api("POST", `/api/game/${GAME_ID}/clicks`, body);
   } catch (error) {
     showError("error", error.message);
+    window.online.steps += 1;
+    return;
   } finally {
     busy = false;
   }
+  if (typeof answer.move === "string") {
+    await play(answer.move);
+  } else {
+    pending = answer.pending || [];
+    hint = answer.hint || "";
+    board.unmark("pending");
+    board.mark(pending, "pending");
+    show();
+  }
+  window.online.steps += 1;
 }
 
 // Play a whole move (a token of the game's notation) at the current ply.
@@ -224,16 +234,16 @@ async function play(move) {
     $("call").checked = false;
     applyRecord(answer);
   } catch (error) {
-    showError("error", `${move}: ${error.message}`);
+    showError("error", error.message);
   } finally {
     busy = false;
   }
 }
 
 // Confirm: the clicks so far are the whole move (Trisq's one piece, a Brax path that could
-// go on); the server judges it.
+// go on), if the server finds them one.
 function confirmClicks() {
-  if (pending.length) play(pending.join("-"));
+  if (pending.length) step({ pending, confirm: true });
 }
 
 function cancelClicks() {

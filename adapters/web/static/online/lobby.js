@@ -130,20 +130,17 @@ function showGames(id, list, finished) {
   $(`${id}-empty`).hidden = list.length > 0;
 }
 
-// A bot's rating in one game: a number, or {rating, rd, ...}.
+// A bot's rating in one game, {rating, rd, ...}: "1562 ±210".
 function ratingText(rating) {
-  if (rating === null || rating === undefined) return "";
-  if (typeof rating === "number") return String(Math.round(rating));
-  const value = rating.rating ?? rating.value;
-  const rd = rating.rd ?? rating.deviation;
-  return value === undefined ? "" : `${Math.round(value)}${rd !== undefined ? ` ±${Math.round(rd)}` : ""}`;
+  if (!rating || typeof rating.rating !== "number") return "";
+  return `${Math.round(rating.rating)}${typeof rating.rd === "number" ? ` ±${Math.round(rating.rd)}` : ""}`;
 }
 
-// Wins, losses and draws of a bot in one game: {wins, losses, draws} or [w, l, d].
+// Wins, losses and draws of a bot in one game: {wins, losses, draws} (in its rating).
 function resultsText(results) {
   if (!results) return "";
-  const [w, l, d] = Array.isArray(results) ? results : [results.wins, results.losses, results.draws];
-  return `+${w || 0} −${l || 0} =${d || 0}`;
+  if (results.wins === undefined) return "";
+  return `+${results.wins} −${results.losses || 0} =${results.draws || 0}`;
 }
 
 function showBots(list) {
@@ -155,10 +152,9 @@ function showBots(list) {
     names.append(new Option(bot.online ? "online" : "offline", bot.name));
     const perGame = el("ul", { className: "per-game" });
     const ratings = bot.ratings || {};
-    const results = bot.results || {};
-    for (const game of new Set([...Object.keys(ratings), ...Object.keys(results)])) {
+    for (const [game, rating] of Object.entries(ratings)) {
       perGame.append(el("li", {}, el("span", { className: "game" }, gameTitle(game)), " ",
-        ratingText(ratings[game]), " ", el("span", { className: "wld", title: "wins, losses, draws" }, resultsText(results[game]))));
+        ratingText(rating), " ", el("span", { className: "wld", title: "wins, losses, draws" }, resultsText(rating))));
     }
     if (!perGame.childElementCount) perGame.append(el("li", { className: "empty" }, "no game yet"));
     body.append(el("tr", { "data-bot": bot.name },
@@ -188,8 +184,9 @@ async function followChallenges() {
     waiting.delete(id);
     try {
       const c = await api("GET", `/api/challenges/${id}`);
-      if (c.status === "accepted" && c.game !== undefined && c.game !== null) {
-        location.href = `/game/${c.game}`;
+      const game = c.game_id ?? (typeof c.game === "number" ? c.game : null);
+      if (c.status === "accepted" && game !== null && game !== undefined) {
+        location.href = `/game/${game}`;
         return;
       }
       $("challenge-status").textContent = `Your challenge was ${c.status}.`;
