@@ -247,6 +247,9 @@ def test_a_sign_up_a_challenge_play_by_clicking_and_the_result_in_the_lobby(
         errors_before = page.evaluate("window.online.errors")
         if move in record["specials"]:
             page.click(f"#special-{move}")
+        elif clicks == 0:  # the first move typed, from the keyboard
+            page.fill("#move-text", move)
+            page.press("#move-text", "Enter")
         else:
             page.click(f'#board [data-target="{move}"]')
         page.wait_for_function(f"window.online.record.ply > {ply}"

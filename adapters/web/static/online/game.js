@@ -164,6 +164,7 @@ function show() {
       specials.append(el("button", { type: "button", id: `special-${move}`, onclick: () => play(move) }, move));
     }
   }
+  $("move-form").hidden = !turn;
   $("orientation").hidden = record.game !== "trisq";
   $("call-label").hidden = !(record.game === "brax" && side && record.status === "playing");
   $("resign-box").hidden = !(side && record.status === "playing");
@@ -313,6 +314,14 @@ async function start() {
   $("resign").onclick = () => { $("resign").hidden = true; $("resign-ask").hidden = false; $("resign-no").focus(); };
   $("resign-no").onclick = () => { $("resign-ask").hidden = true; $("resign").hidden = false; $("resign").focus(); };
   $("resign-yes").onclick = resign;
+  $("move-form").onsubmit = async (event) => {
+    event.preventDefault();
+    const text = $("move-text").value.trim();
+    if (!text || !myTurn()) return;
+    const before = record.ply;
+    await play(text);
+    if (record.ply > before) $("move-text").value = "";
+  };
   $("first").onclick = () => view(0);
   $("prev").onclick = () => view(current() - 1);
   $("next").onclick = () => view(current() + 1);
