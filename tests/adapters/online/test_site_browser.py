@@ -67,8 +67,8 @@ def legal_moves(record: dict[str, Any]) -> list[str]:
 
 
 class RandomBot:
-    """A bot over the bot WebSocket: accepts every challenge, plays random legal moves (the
-    same in the same position, whatever ran before)."""
+    """A bot over the bot WebSocket: accepts the challenges made to it (not the open ones),
+    plays random legal moves (the same in the same position, whatever ran before)."""
 
     def __init__(self, url: str, token: str) -> None:
         self.url, self.token = url, token
@@ -93,7 +93,7 @@ class RandomBot:
         async for text in ws:
             message = json.loads(text)
             kind = message["type"]
-            if kind == "challenge":
+            if kind == "challenge" and message["challenge"].get("opponent") == BOT:
                 await ws.send(json.dumps({"type": "accept",
                                           "challenge": message["challenge"]["id"]}))
             elif kind == "error":
@@ -412,4 +412,72 @@ def test_turns_of_several_clicks_then_resign(site: tuple[str, RandomBot], browse
     page.goto(base + "/")
     page.locator(f"#finished tr[data-game='{game_id}']").wait_for(timeout=WAIT)
     assert not errors, errors
+    context.close()
+
+
+def test_accept_decline_withdraw_and_sign_out(site: tuple[str, RandomBot], browser: Any,
+                                             shots: Path) -> None:
+    """The lobby's buttons on the challenges of another person (over HTTP) and on one's own;
+    a game accepted in the lobby, the opponent's resignation seen live."""
+    base, _ = site
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    errors = watch_errors(page)
+    sign_up(page, base, "carol")
+    other = browser.new_context()
+    answer = other.request.post(base + "/api/account/signup",
+                                data={"name": "dave", "password": PASSWORD})
+    assert answer.ok, answer.text()
+
+    def challenge(**fields: Any) -> int:
+        body = {"game": "brique", "options": {"size": "3"}, "color": "w",
+                "time": {"initial": 60, "increment": 0}, **fields}
+        answer = other.request.post(base + "/api/challenges", data=body)
+        assert answer.ok, answer.text()
+        ident: int = answer.json()["id"]
+        return ident
+
+    def status(ident: int) -> str:
+        value: str = other.request.get(f"{base}/api/challenges/{ident}").json()["status"]
+        return value
+
+    open_one, to_carol = challenge(), challenge(opponent="carol")
+    row = page.locator(f"#challenges tr[data-challenge='{to_carol}']")
+    row.locator("button.decline").wait_for(timeout=WAIT)
+    assert page.locator(f"#challenges tr[data-challenge='{open_one}'] button.decline").count() == 0
+    page.screenshot(path=str(shots / "online-lobby-challenges.png"), full_page=True)
+    row.locator("button.decline").click()
+    row.wait_for(state="detached", timeout=WAIT)
+    assert status(to_carol) == "declined"
+
+    # one's own challenge, open to anyone, withdrawn
+    page.fill("[data-option=size]", "5")
+    page.click("#open-challenge")
+    mine = page.locator("#challenges tr.mine")
+    mine.wait_for(timeout=WAIT)
+    assert "anyone" in (mine.text_content() or "")
+    mine.locator("button.withdraw").click()
+    mine.wait_for(state="detached", timeout=WAIT)
+    assert page.locator("#challenges tr.mine").count() == 0
+
+    # dave's open challenge accepted: the game's page opens; dave resigns
+    page.locator(f"#challenges tr[data-challenge='{open_one}'] button.accept").click()
+    page.wait_for_url("**/game/*", timeout=WAIT)
+    page.wait_for_function("window.online.record !== null", timeout=WAIT)
+    record = shown(page)
+    assert record["players"] == {"w": "dave", "b": "carol"}
+    assert status(open_one) == "accepted"
+    answer = other.request.post(f"{base}/api/game/{record['id']}/resign", data={})
+    assert answer.ok, answer.text()
+    page.wait_for_function("window.online.record.status === 'finished'", timeout=WAIT)
+    assert "Black (carol) wins by resignation" in (page.text_content("#status") or "")
+
+    page.click("#signout")
+    page.wait_for_selector("#signin-form", timeout=WAIT)
+    assert page.evaluate("window.online.record.status") == "finished"
+    page.goto(base + "/")
+    page.wait_for_selector("#signin-form", timeout=WAIT)
+    assert page.is_hidden("#challenge-form") and page.is_visible("#signin-note")
+    assert not errors, errors
+    other.close()
     context.close()

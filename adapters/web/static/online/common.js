@@ -85,9 +85,16 @@ function sides(game) {
   return info ? info.players.map((p) => p.token) : ["b", "w"];
 }
 
-// "size 9, pie off": the options, as chosen.
-function optionsText(options) {
-  return Object.entries(options || {}).map(([key, value]) => `${key} ${value}`).join(", ");
+// "size 9, pie off": the options chosen; with `game`, only the size and the options that
+// are not the game's default.
+function optionsText(options, game) {
+  const specs = GAMES[game] ? GAMES[game].options : [];
+  return Object.entries(options || {})
+    .filter(([key, value]) => {
+      const spec = specs.find((o) => o.name === key);
+      return key === "size" || !spec || String(spec.default) !== String(value);
+    })
+    .map(([key, value]) => `${key} ${value}`).join(", ");
 }
 
 function number(value) { return Number.isInteger(value) ? String(value) : value.toFixed(1).replace(/\.0$/, ""); }

@@ -71,7 +71,7 @@ function playersCell(entry) {
 }
 
 function gameCell(entry) {
-  const options = optionsText(entry.options);
+  const options = optionsText(entry.options, entry.game);
   return el("td", {}, gameTitle(entry.game), options ? el("span", { className: "options" }, ` ${options}`) : null);
 }
 
@@ -109,9 +109,11 @@ function showChallenges(list) {
       }
     }
     const plays = c.color === "random" || !c.color ? "random" : sideLabel(c.game, c.color);
-    body.append(el("tr", { className: mine ? "mine" : null, "data-challenge": String(c.id) },
-      gameCell(c), el("td", {}, c.from || ""), el("td", {}, plays), el("td", {}, timeText(c.time)),
-      el("td", {}, c.rated ? "rated" : "casual"), el("td", {}, c.opponent || "anyone"), action));
+    const forMe = me && c.opponent === me.name;
+    body.append(el("tr", { className: mine ? "mine" : forMe ? "for-me" : null, "data-challenge": String(c.id) },
+      gameCell(c), el("td", {}, c.from || "", el("span", { className: "side" }, ` (${plays})`)),
+      el("td", {}, timeText(c.time)), el("td", {}, c.rated ? "rated" : "casual"),
+      el("td", {}, forMe ? el("strong", {}, "you") : c.opponent || "anyone"), action));
   }
   $("challenges-empty").hidden = list.length > 0;
 }
