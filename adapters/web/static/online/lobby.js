@@ -123,7 +123,8 @@ function showGames(id, list, finished) {
   body.replaceChildren();
   for (const g of list) {
     const mine = me && g.players && Object.values(g.players).includes(me.name);
-    const label = finished ? "Replay" : mine ? "Play" : "Watch";
+    const yourTurn = mine && !finished && g.to_move && g.players[g.to_move] === me.name;
+    const label = finished ? "Replay" : yourTurn ? "Play (your turn)" : mine ? "Play" : "Watch";
     const link = el("a", { href: `/game/${g.id}`, "aria-label": `${label} game ${g.id}` }, label);
     const third = finished ? el("td", { className: "result" }, resultText(g)) : el("td", {}, timeText(g.time));
     body.append(el("tr", { className: mine ? "mine" : null, "data-game": String(g.id) },
