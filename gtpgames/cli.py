@@ -349,11 +349,15 @@ def serve(
     limits = Limits(max_message=max_message, max_challenges=max_challenges,
                     max_person_games=max_person_games, max_bot_games=max_bot_games,
                     rate=rate)
+    from sqlalchemy.exc import SQLAlchemyError
+
     try:
         run_server(url, host, port, limits, secure_cookies,
                    Caps(max_games=max_games, max_think=max_think), idle)
     except ValueError as error:
         _fail(str(error))
+    except SQLAlchemyError as error:
+        _fail(f"--db: {' '.join(str(getattr(error, 'orig', None) or error).split())}")
 
 
 @serve_app.command("add-bot")
@@ -362,12 +366,17 @@ def add_bot(
     db: DbOption = None,
 ) -> None:
     """Create a bot account and print its token (shown this once)."""
+    from sqlalchemy.exc import SQLAlchemyError
+
     from adapters.online.app import add_bot as create_bot
 
     try:
         token = create_bot(_db_url(db), name)
     except ValueError as error:
         _fail(str(error))
+        return
+    except SQLAlchemyError as error:
+        _fail(f"--db: {' '.join(str(getattr(error, 'orig', None) or error).split())}")
         return
     typer.echo(token)
 
