@@ -28,7 +28,7 @@ function showOptions() {
       for (const value of values) input.add(new Option(value, value, false, value === option.default));
     }
     input.dataset.option = option.name;
-    box.append(el("label", { title: option.help }, `${option.name} `, input));
+    box.append(el("label", {}, `${option.name} `, input, el("span", { className: "help" }, option.help)));
   }
   const color = $("color");
   color.replaceChildren(new Option("random", "random"));
