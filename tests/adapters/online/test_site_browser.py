@@ -509,3 +509,15 @@ def test_a_player_out_of_time_loses_and_the_page_says_so(site: tuple[str, Random
     assert page.locator(".clock.active").count() == 0
     assert not errors, errors
     context.close()
+
+
+def test_a_game_that_does_not_exist(site: tuple[str, RandomBot], browser: Any) -> None:
+    base, _ = site
+    page = browser.new_page()
+    errors = watch_errors(page)
+    page.goto(f"{base}/game/9999")
+    page.wait_for_function("window.online.errors > 0", timeout=WAIT)
+    assert page.text_content("#status") == "No such game."
+    assert "9999" in (page.text_content("#error") or "")
+    assert not errors, errors
+    page.close()

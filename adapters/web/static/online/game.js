@@ -53,12 +53,18 @@ function applyRecord(r) {
   show();
 }
 
+// Load the record; false when there is no such game.
 async function loadRecord() {
   try {
     applyRecord(await api("GET", `/api/game/${GAME_ID}`));
   } catch (error) {
     showError("error", error.message);
+    if (error.status === 404) {
+      $("status").textContent = "No such game.";
+      return false;
+    }
   }
+  return true;
 }
 
 async function loadBoard() {
@@ -334,8 +340,7 @@ async function start() {
     else if (event.key === "End") view(record.ply);
   });
   setInterval(tickClocks, 200);
-  await loadRecord();
-  connect();
+  if (await loadRecord()) connect();
 }
 
 start();
