@@ -118,6 +118,26 @@ class RandomBot:
         self.thread.join(timeout=10)
 
 
+def start_server(db: str, port: int) -> subprocess.Popen[bytes]:
+    """``gtpgames serve`` on ``db`` and ``port``, once it answers."""
+    proc = subprocess.Popen([*COMMAND, "serve", "--db", db, "--port", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    for _ in range(400):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return proc
+        except OSError:
+            assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+            time.sleep(0.05)
+    proc.terminate()
+    raise AssertionError(f"the server did not answer on port {port}")
+
+
+def stop_server(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, RandomBot]]:
     db = f"sqlite:///{tmp_path_factory.mktemp('site') / 'online.sqlite'}"
@@ -126,23 +146,14 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Random
     assert made.returncode == 0, made.stderr
     token = made.stdout.split()[-1]
     port = free_port()
-    proc = subprocess.Popen([*COMMAND, "serve", "--db", db, "--port", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = start_server(db, port)
     bot = RandomBot(f"ws://127.0.0.1:{port}/api/bot", token)
     try:
-        for _ in range(400):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
-                time.sleep(0.05)
         bot.start()
         yield f"http://127.0.0.1:{port}", bot
     finally:
         bot.stop()
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop_server(proc)
 
 
 @pytest.fixture(scope="module")
@@ -521,3 +532,55 @@ def test_a_game_that_does_not_exist(site: tuple[str, RandomBot], browser: Any) -
     assert "9999" in (page.text_content("#error") or "")
     assert not errors, errors
     page.close()
+
+
+def test_the_game_page_follows_its_game_across_a_server_restart(
+        tmp_path: Path, browser: Any) -> None:
+    """A game between two people; the server stops and starts again on the same database:
+    the page says it lost the connection, comes back by itself, shows the opponent's next
+    move live and takes its player's click."""
+    db = f"sqlite:///{tmp_path / 'online.sqlite'}"
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    proc = start_server(db, port)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    other = browser.new_context()
+    try:
+        page = context.new_page()
+        errors = watch_errors(page)
+        sign_up(page, base, "erin")
+        assert other.request.post(base + "/api/account/signup",
+                                  data={"name": "frank", "password": PASSWORD}).ok
+        answer = other.request.post(base + "/api/challenges", data={
+            "game": "brique", "options": {"size": "5"}, "color": "w",
+            "time": {"initial": 600, "increment": 0}, "opponent": "erin"})
+        assert answer.ok, answer.text()
+        page.locator(f"#challenges tr[data-challenge='{answer.json()['id']}'] button.accept"
+                     ).click()
+        page.wait_for_url("**/game/*", timeout=WAIT)
+        page.wait_for_function("window.online.boardPly === 0", timeout=WAIT)
+        game_id = shown(page)["id"]
+        page.click('#board [data-target="c3"]')
+        page.wait_for_function("window.online.record.ply === 1", timeout=WAIT)
+
+        stop_server(proc)
+        page.wait_for_function(
+            "document.getElementById('connection').textContent.includes('reconnecting')",
+            timeout=WAIT)
+        proc = start_server(db, port)
+        page.wait_for_function(
+            "document.getElementById('connection').textContent === 'live'", timeout=WAIT)
+        answer = other.request.post(f"{base}/api/game/{game_id}/move",
+                                    data={"ply": 1, "move": "b2"})
+        assert answer.ok, answer.text()
+        page.wait_for_function("window.online.record.ply === 2"
+                               " && window.online.boardPly === 2", timeout=WAIT)
+        assert "Your turn" in (page.text_content("#status") or "")
+        page.click('#board [data-target="d4"]')
+        page.wait_for_function("window.online.record.ply === 3", timeout=WAIT)
+        assert [m["move"] for m in shown(page)["moves"]] == ["c3", "b2", "d4"]
+        assert not errors, errors
+    finally:
+        other.close()
+        context.close()
+        stop_server(proc)
