@@ -217,7 +217,7 @@ def test_a_sign_up_a_challenge_play_by_clicking_and_the_result_in_the_lobby(
     page.select_option("#color", "b")
     page.fill("#minutes", "10")
     page.fill("#opponent", BOT)
-    page.screenshot(path=str(shots / "online-lobby.png"), full_page=True)
+    page.screenshot(path=str(shots / "online-challenge-form.png"), full_page=True)
     page.click("#open-challenge")
     # the bot accepts: the page goes to the game
     page.wait_for_url("**/game/*", timeout=WAIT)
@@ -456,7 +456,7 @@ def test_accept_decline_withdraw_and_sign_out(site: tuple[str, RandomBot], brows
     row = page.locator(f"#challenges tr[data-challenge='{to_carol}']")
     row.locator("button.decline").wait_for(timeout=WAIT)
     assert page.locator(f"#challenges tr[data-challenge='{open_one}'] button.decline").count() == 0
-    page.screenshot(path=str(shots / "online-lobby-challenges.png"), full_page=True)
+    page.screenshot(path=str(shots / "online-lobby.png"), full_page=True)
     row.locator("button.decline").click()
     row.wait_for(state="detached", timeout=WAIT)
     assert status(to_carol) == "declined"
