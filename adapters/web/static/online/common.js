@@ -44,6 +44,11 @@ function showError(id, message) {
   }
 }
 
+// Set an element's text only when it changes (a live region then speaks only news).
+function setText(id, text) {
+  if ($(id).textContent !== text) $(id).textContent = text;
+}
+
 // Build an element: el("a", {href: "/"}, "text", child...).
 function el(tag, attributes = {}, ...children) {
   const node = document.createElement(tag);

@@ -155,9 +155,9 @@ function show() {
     const mover = `${sideLabel(record.game, record.to_move)} (${record.players[record.to_move]})`;
     status = myTurn() ? `Your turn: ${sideLabel(record.game, side)} to move` : `${mover} to move`;
   }
-  $("status").textContent = status;
+  setText("status", status);  // unchanged text is not announced again
   $("status").className = record.status !== "playing" ? "over" : myTurn() ? "turn" : "";
-  $("hint").textContent = myTurn() ? hint : "";
+  setText("hint", myTurn() ? hint : "");
   const turn = myTurn();
   $("confirm").disabled = !(turn && pending.length);
   $("cancel").disabled = !(turn && pending.length);
@@ -177,7 +177,7 @@ function show() {
   $("replay-controls").hidden = record.status === "playing";
   if (record.status !== "playing") {
     const at = viewPly === null ? record.ply : viewPly;
-    $("replay-pos").textContent = `move ${at} of ${record.ply}`;
+    setText("replay-pos", `move ${at} of ${record.ply}`);
     $("first").disabled = $("prev").disabled = at === 0;
     $("next").disabled = $("last").disabled = at === record.ply;
   }
