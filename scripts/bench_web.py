@@ -20,6 +20,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -51,11 +52,13 @@ def start(port: int) -> tuple[subprocess.Popen[bytes], float, float]:
     """A running server, the seconds until it served its page, and the CPU seconds it used
     for that (the wall time grows with the load of the machine; the CPU time much less)."""
     begin = time.perf_counter()
-    proc = subprocess.Popen([*COMMAND, "serve", "--port", str(port)],
+    db = f"sqlite:///{tempfile.mkdtemp(prefix='gtpgames-')}/online.sqlite"
+    proc = subprocess.Popen([*COMMAND, "serve", "--port", str(port), "--db", db],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     while True:
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=1) as page:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/analysis",
+                                        timeout=1) as page:
                 assert page.status == 200
             return proc, time.perf_counter() - begin, cpu_seconds(proc.pid)
         except OSError:

@@ -64,6 +64,18 @@ NOT_EXAMPLES: dict[tuple[str, str], str] = {
     ("docs/render.md", "gtpgames render GAME [--size N]"): "a synopsis",
     ("docs/web.md", "gtpgames serve [--host 127.0.0.1]"):
         "a synopsis (a server that runs until stopped)",
+    ("docs/online.md", "gtpgames serve [--db URL]"):
+        "a synopsis (a server that runs until stopped)",
+    ("docs/online.md", "gtpgames serve                      #"):
+        "starting a server (tests/adapters/online/test_store.py runs add-bot)",
+    ("docs/online.md", "gtpgames bot --server"):
+        "a bridge that needs a running server and a bot's token",
+    ("docs/online.md", "gtpgames challenge --server"):
+        "a scripted game that needs a running server and a token",
+    ("docs/online.md", '{"game": "brique", "options"'):
+        "a challenge as sent (tests/adapters/online/test_api.py sends them)",
+    ("docs/online.md", '{"id": 12, "game": "brique"'):
+        "a game record (tests/adapters/online/test_games.py reads them)",
     ("docs/render.md", 'gtpgames render brique --size 9 --moves "e5 d4 e4" -o brique.png'):
         "writes a PNG file (tests/adapters/test_render.py runs the command)",
     ("docs/rules/brax.md", "     A   B   C   D   E   F   G   H   I"): "the board drawn",

@@ -213,3 +213,51 @@ def test_a_finished_game_survives_a_restart(server: Server, bots: dict[str, str]
     second = server(limits=Limits(rate=1e6))
     assert second.get(f"/api/game/{game}").json() == before
     assert move(second, bots["beta"], game, 1, "d4").status_code == 409
+
+
+def test_a_move_not_stored_is_not_played(client: TestClient, bots: dict[str, str],
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A move is stored before it is acknowledged: when the database fails, the move is
+    refused, the game unchanged, and the same move can be sent again."""
+    store = client.app.state.store  # type: ignore[attr-defined]
+    game = start(client, bots["alpha"], bots["beta"])
+    real = store.add_move
+
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(store, "add_move", broken)
+    answer = move(client, bots["alpha"], game, 0, "c3")
+    assert answer.status_code == 503 and "send it again" in answer.json()["error"]
+    record = client.get(f"/api/game/{game}").json()
+    assert record["ply"] == 0 and record["to_move"] == "b"
+    monkeypatch.setattr(store, "add_move", real)
+    assert move(client, bots["alpha"], game, 0, "c3").json()["ply"] == 1
+
+
+def test_games_per_person_limit(server: Server, db: str) -> None:
+    from adapters.online.app import add_bot
+    from tests.adapters.online.helpers import person
+
+    client = server(limits=Limits(max_person_games=2, rate=1e6))
+    bot = add_bot(db, "alpha")
+    alice = person(client, "alice")
+    start(client, alice, bot)
+    start(client, bot, alice)
+    made = challenge(client, bot)
+    answer = client.post(f"/api/challenges/{made['id']}/accept", headers=auth(alice))
+    assert answer.status_code == 429 and "alice has 2 games" in answer.json()["error"]
+
+
+def test_refusals_are_logged_with_account_game_and_reason(
+        client: TestClient, bots: dict[str, str], caplog: pytest.LogCaptureFixture) -> None:
+    game = start(client, bots["alpha"], bots["beta"])
+    with caplog.at_level("WARNING", logger="gtpgames.online"):
+        move(client, bots["beta"], game, 0, "c3")
+        with client.websocket_connect("/api/bot", headers=auth(bots["beta"])) as ws:
+            until(ws, "game_start")
+            ws.send_json({"type": "move", "game": game, "ply": 0, "move": "c3"})
+            until(ws, "error")
+    http, socket = [r.getMessage() for r in caplog.records][-2:]
+    assert "beta" in http and f"/api/game/{game}/move" in http and "b is to move" in http
+    assert "beta" in socket and f"'game': {game}" in socket and "b is to move" in socket
