@@ -494,16 +494,18 @@ def test_accept_decline_withdraw_and_sign_out(site: tuple[str, RandomBot], brows
     context.close()
 
 
-def test_a_player_out_of_time_loses_and_the_page_says_so(site: tuple[str, RandomBot],
-                                                        browser: Any) -> None:
-    """Six seconds on the clock, no move: the server ends the game, the page shows it live."""
+def test_swap_by_its_button_then_out_of_time(site: tuple[str, RandomBot],
+                                             browser: Any) -> None:
+    """White swaps with the button the pie rule offers, then, six seconds on its clock,
+    plays no more: the server ends the game on time, the page shows it live."""
     base, _ = site
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     errors = watch_errors(page)
     sign_up(page, base, "slowcoach")
     page.fill("[data-option=size]", "5")
-    page.select_option("#color", "b")
+    page.select_option("[data-option=pie]", "on")
+    page.select_option("#color", "w")
     page.fill("#minutes", "0.1")
     page.fill("#increment", "0")
     page.fill("#opponent", BOT)
@@ -511,12 +513,17 @@ def test_a_player_out_of_time_loses_and_the_page_says_so(site: tuple[str, Random
     page.wait_for_url("**/game/*", timeout=WAIT)
     page.wait_for_function("window.online.record !== null", timeout=WAIT)
     assert shown(page)["time"] == {"initial": 6, "increment": 0}
-    assert page.locator(".clock.active[data-side=b]").count() == 1
+    page.locator("#special-swap").click(timeout=WAIT)  # once the bot has moved
+    page.wait_for_function("window.online.record.ply === 2"
+                           " || window.online.record.status !== 'playing'", timeout=WAIT)
+    record = shown(page)
+    assert record["moves"][1]["move"] == "swap"
+    assert page.locator("#special-swap").count() == 0
     page.wait_for_function("window.online.record.status === 'finished'", timeout=WAIT)
     record = shown(page)
-    assert record["result"]["reason"] == "time" and record["result"]["winner"] == "w"
+    assert record["result"]["reason"] == "time" and record["result"]["winner"] == "b"
     assert "wins on time" in (page.text_content("#status") or "")
-    assert page.text_content(".clock[data-side=b] .time") == "0:00.0"
+    assert page.text_content(".clock[data-side=w] .time") == "0:00.0"
     assert page.locator(".clock.active").count() == 0
     assert not errors, errors
     context.close()
