@@ -217,6 +217,7 @@ def test_a_sign_up_a_challenge_play_by_clicking_and_the_result_in_the_lobby(
     page.select_option("#color", "b")
     page.fill("#minutes", "10")
     page.fill("#opponent", BOT)
+    page.check("#rated")
     page.screenshot(path=str(shots / "online-challenge-form.png"), full_page=True)
     page.click("#open-challenge")
     # the bot accepts: the page goes to the game
@@ -273,6 +274,7 @@ def test_a_sign_up_a_challenge_play_by_clicking_and_the_result_in_the_lobby(
     # the result as the rules core finds it from the stored record
     stored = get_json(f"{base}/api/game/{game_id}")
     assert stored["status"] == "finished" and stored["result"]["reason"] == "rules"
+    assert stored["rated"]
     outcome = position(stored).outcome()
     assert outcome is not None
     winner = None if outcome.winner is None else "bw"[outcome.winner]
@@ -280,6 +282,13 @@ def test_a_sign_up_a_challenge_play_by_clicking_and_the_result_in_the_lobby(
     status = page.text_content("#status") or ""
     assert ("wins" in status or "Draw" in status) and stored["result"]["text"] in status
     page.wait_for_function("window.online.boardPly === window.online.record.ply", timeout=WAIT)
+    # the rated game moved the players' ratings: the page shows the new ones
+    for side, name in stored["players"].items():
+        rating = round(get_json(f"{base}/api/players/{name}")["ratings"]["brique"]["rating"])
+        assert rating != 1500
+        page.wait_for_function(
+            f"document.querySelector('.clock[data-side={side}] .rating')?.textContent"
+            f" === ' {rating}'", timeout=WAIT)
     page.screenshot(path=str(shots / "online-game-over.png"), full_page=True)
 
     # the watcher saw every move come, without reloading

@@ -51,6 +51,7 @@ function applyRecord(r) {
   }
   if (!old || old.ply !== r.ply) loadBoard();
   show();
+  if (!old || (old.status === "playing" && r.status !== "playing")) loadRatings();
 }
 
 // Load the record; false when there is no such game.
@@ -87,6 +88,22 @@ async function loadBoard() {
 
 // ------------------------------------------------------------------ showing it
 
+// The players' ratings in this game ({name: "1512"}), asked for on loading and at the end.
+let ratings = {};
+
+async function loadRatings() {
+  const found = {};
+  for (const name of Object.values(record.players || {})) {
+    try {
+      const player = await api("GET", `/api/players/${encodeURIComponent(name)}`);
+      const rating = (player.ratings || {})[record.game];
+      if (rating && typeof rating.rating === "number") found[name] = String(Math.round(rating.rating));
+    } catch (error) { /* no rating shown */ }
+  }
+  ratings = found;
+  showClocks();
+}
+
 function showClocks() {
   const box = $("clocks");
   if (!record) return;
@@ -99,7 +116,9 @@ function showClocks() {
       el("span", { className: "who" },
         el("span", { className: `dot ${sideLabel(record.game, side).toLowerCase()}`, "aria-hidden": "true" }),
         el("span", { className: "side" }, sideLabel(record.game, side)), " ",
-        el("span", { className: "name" }, name || "?"), side === mine ? el("span", { className: "you" }, " (you)") : null),
+        el("span", { className: "name" }, name || "?"),
+        ratings[name] ? el("span", { className: "rating", title: "rating in this game" }, ` ${ratings[name]}`) : null,
+        side === mine ? el("span", { className: "you" }, " (you)") : null),
       el("span", { className: "time", role: "timer", "aria-label": `${sideLabel(record.game, side)}'s clock` }, ""),
       active ? el("span", { className: "sr" }, " to move") : null);
   }));
@@ -142,7 +161,7 @@ function show() {
   if (!record) return;
   const title = `${gameTitle(record.game)} #${record.id}`;
   const names = sides(record.game).map((side) => (record.players || {})[side]).join(" – ");
-  document.title = `gtpgames: ${title}, ${names}`;
+  document.title = `${myTurn() ? "(your turn) " : ""}gtpgames: ${title}, ${names}`;
   $("title").textContent = title;
   const options = optionsText(record.options);
   $("game-info").textContent = [options, `time ${timeText(record.time)}`, record.rated ? "rated" : "casual"]
