@@ -306,6 +306,11 @@ def test_a_sign_up_a_challenge_play_by_clicking_and_the_result_in_the_lobby(
     page.wait_for_function("window.online.boardPly === 1", timeout=WAIT)
     assert page.locator("#board svg .piece").count() == 1
     assert "move 1 of" in (page.text_content("#replay-pos") or "")
+    page.click("#moves li:nth-child(3) button")  # a move of the list
+    page.wait_for_function("window.online.boardPly === 3", timeout=WAIT)
+    page.keyboard.press("ArrowLeft")  # the focus stayed in the list; the keys step too
+    page.wait_for_function("window.online.boardPly === 2", timeout=WAIT)
+    assert page.evaluate("document.activeElement.closest('#moves li.current') !== null")
 
     # the lobby lists it among the finished games, with its result
     page.goto(base + "/")

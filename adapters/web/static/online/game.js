@@ -140,6 +140,7 @@ function tickClocks() {
 
 function showMoves() {
   const list = $("moves");
+  const focused = list.contains(document.activeElement);  // stepping with the keyboard
   list.replaceChildren();
   const finished = record.status !== "playing";
   const current = viewPly === null ? record.ply : viewPly;
@@ -155,6 +156,7 @@ function showMoves() {
   const item = list.querySelector(".current");
   if (item && !finished) list.scrollTop = list.scrollHeight;
   else if (item) item.scrollIntoView({ block: "nearest" });
+  if (focused && item && item.firstElementChild) item.firstElementChild.focus();
 }
 
 function show() {
