@@ -185,11 +185,11 @@ function show() {
   // a turn of several clicks: Trisq's two pieces, a Brax path
   $("confirm").hidden = $("cancel").hidden = !(side && record.status === "playing" && ["trisq", "brax"].includes(record.game));
   const specials = $("specials");
-  specials.replaceChildren();
-  if (turn) {
-    for (const move of record.specials || []) {
-      specials.append(el("button", { type: "button", id: `special-${move}`, onclick: () => play(move) }, move));
-    }
+  const offered = turn ? record.specials || [] : [];
+  if (specials.dataset.moves !== offered.join(" ")) {  // redrawn only when they change
+    specials.dataset.moves = offered.join(" ");
+    specials.replaceChildren(...offered.map((move) =>
+      el("button", { type: "button", id: `special-${move}`, onclick: () => play(move) }, move)));
   }
   $("move-form").hidden = !turn;
   $("orientation").hidden = record.game !== "trisq";
