@@ -67,8 +67,9 @@ class Throttle:
     """Wrong passwords per name: ``limit`` of them within ``window`` seconds lock the name
     for ``window`` seconds after the last one."""
 
-    def __init__(self, clock: Callable[[], float], limit: int = 5, window: float = 60.0):
-        self.clock, self.limit, self.window = clock, limit, window
+    def __init__(self, clock: Callable[[], float], limit: int = 5, window: float = 60.0,
+                 most: int = 100_000):
+        self.clock, self.limit, self.window, self.most = clock, limit, window, most
         self.failures: dict[str, deque[float]] = {}
 
     def _recent(self, name: str) -> deque[float]:
@@ -88,8 +89,15 @@ class Throttle:
 
     def failed(self, name: str) -> None:
         self._recent(name).append(self.clock())
-        if len(self.failures) > 100_000:  # bounded memory under a flood of names
-            self.failures.clear()
+        if len(self.failures) > self.most:  # a flood of names: forget those of the past
+            now = self.clock()
+            self.failures = {key: times for key, times in self.failures.items()
+                             if now - times[-1] < self.window}
+            unlocked = [key for key, times in self.failures.items() if len(times) < self.limit]
+            for key in unlocked[:max(0, len(self.failures) - self.most)]:
+                del self.failures[key]  # then names not locked, the oldest first
+            while len(self.failures) > self.most:  # then the oldest
+                del self.failures[next(iter(self.failures))]
 
 
 Triple = tuple[float, float, float]

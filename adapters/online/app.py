@@ -41,7 +41,7 @@ from adapters.online.play import (
     stored_record,
     summary,
 )
-from adapters.online.store import Account, Store, Taken
+from adapters.online.store import SESSION_DAYS, Account, Store, Taken
 from adapters.web.clicks import clicks_for
 from adapters.web.room import Caps, Lobby, render
 from adapters.web.server import MAX_MESSAGE, STATIC, analysis_routes, close_rooms, same_origin
@@ -49,7 +49,7 @@ from adapters.web.server import MAX_MESSAGE, STATIC, analysis_routes, close_room
 log = logging.getLogger("gtpgames.online")
 
 COOKIE = "gtpgames_session"
-COOKIE_AGE = 30 * 24 * 3600
+COOKIE_AGE = SESSION_DAYS * 24 * 3600
 PROTOCOL = 1
 ONLINE = STATIC / "online"
 
@@ -71,6 +71,48 @@ class RateLimit:
             self.tokens -= 1
             return True
         return False
+
+
+class Outbox:
+    """The messages to one WebSocket, written in order by a task of their own, so that a
+    client that does not read holds up no one: with ``limit`` messages waiting, it is
+    disconnected."""
+
+    def __init__(self, websocket: WebSocket, limit: int = 256) -> None:
+        self.websocket, self.limit = websocket, limit
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.broken = False
+        self.task = asyncio.get_running_loop().create_task(self._write())
+
+    async def _write(self) -> None:
+        while (message := await self.queue.get()) is not None:
+            try:
+                await self.websocket.send_text(message)
+            except Exception:
+                self.broken = True
+                return
+
+    async def send(self, message: dict[str, Any]) -> None:
+        if self.broken or self.websocket.application_state != WebSocketState.CONNECTED:
+            return
+        if self.queue.qsize() >= self.limit:
+            self.broken = True
+            self.task.cancel()
+            log.warning("closed a connection that does not read its messages")
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.websocket.close(code=1008), 1.0)
+            return
+        self.queue.put_nowait(json.dumps(message))
+
+    async def close(self, code: int | None = None) -> None:
+        """Write what is waiting (for a few seconds at most), then close with ``code``."""
+        self.queue.put_nowait(None)
+        with contextlib.suppress(Exception, asyncio.CancelledError):
+            await asyncio.wait_for(asyncio.shield(self.task), 5.0)
+        self.task.cancel()
+        if code is not None:
+            with contextlib.suppress(Exception):
+                await self.websocket.close(code=code)
 
 
 def fields(message: object, required: tuple[str, ...], optional: tuple[str, ...] = ()
@@ -435,17 +477,6 @@ def create_app(db: str | Store, limits: Limits | None = None,
 
     # ------------------------------------------------------------------ WebSockets
 
-    def sender(websocket: WebSocket) -> Callable[[dict[str, Any]], Any]:
-        lock = asyncio.Lock()
-
-        async def send(message: dict[str, Any]) -> None:
-            if websocket.application_state != WebSocketState.CONNECTED:
-                return
-            async with lock:
-                with contextlib.suppress(Exception):
-                    await websocket.send_text(json.dumps(message))
-        return send
-
     async def messages(websocket: WebSocket, conn: Conn, where: str) -> AsyncIterator[object]:
         """The messages of a WebSocket, each checked for size, JSON and rate (a refused one
         is answered with ``error`` and skipped)."""
@@ -482,7 +513,8 @@ def create_app(db: str | Store, limits: Limits | None = None,
 
     async def bot_socket(websocket: WebSocket) -> None:
         await websocket.accept()
-        send = sender(websocket)
+        outbox = Outbox(websocket)
+        send = outbox.send
         try:
             token = bearer(websocket)
             account = None if token is None else await token_account(token, ("bot",))
@@ -492,7 +524,7 @@ def create_app(db: str | Store, limits: Limits | None = None,
             log.warning("refused a bot connection: invalid or absent token")
             await send({"type": "error", "message": "invalid or absent bot token "
                         "(Authorization: Bearer TOKEN)"})
-            await websocket.close(code=1008)
+            await outbox.close(1008)
             return
         conn = Conn(account, send)
         await send({"type": "hello", "account": account.name, "protocol": PROTOCOL})
@@ -512,10 +544,15 @@ def create_app(db: str | Store, limits: Limits | None = None,
                                                       if k in ("game", "challenge")},
                                 refusal.message)
                     await send(reply)
+                except Exception:  # a fault of the server: said, logged, and the socket lives
+                    log.exception("internal error on a message of %s: %.200s", account.name,
+                                  message)
+                    await send({"type": "error", "message": "internal error"})
         except WebSocketDisconnect:
             pass
         finally:
             hub.bot_gone(conn)
+            await outbox.close()
 
     async def bot_message(conn: Conn, account: Account, message: dict[str, Any]) -> None:
         kind = message["type"]
@@ -541,12 +578,13 @@ def create_app(db: str | Store, limits: Limits | None = None,
 
     async def live_socket(websocket: WebSocket) -> None:
         await websocket.accept()
-        send = sender(websocket)
+        outbox = Outbox(websocket)
+        send = outbox.send
         game_id: int = websocket.path_params["id"]
         record = await hub.record(game_id)
         if record is None:
             await send({"type": "error", "message": f"no game {game_id}"})
-            await websocket.close(code=1008)
+            await outbox.close(1008)
             return
         conn = Conn(None, send)
         hub.watchers.setdefault(game_id, set()).add(conn)
@@ -566,6 +604,7 @@ def create_app(db: str | Store, limits: Limits | None = None,
             watchers.discard(conn)
             if not watchers:
                 hub.watchers.pop(game_id, None)
+            await outbox.close()
 
     # ------------------------------------------------------------------ errors
 
@@ -649,5 +688,8 @@ def serve(db: str, host: str, port: int, limits: Limits, secure_cookies: bool, c
 
     logging.basicConfig(level=logging.INFO, format="gtpgames: %(message)s")
     app = create_app(db, limits, secure_cookies=secure_cookies, caps=caps, idle=idle)
+    # no per-message compression: the records are small, and it took a third of the
+    # server's time under load
     uvicorn.run(app, host=host, port=port, log_level="warning",
-                ws_max_size=max(limits.max_message, 4 * MAX_MESSAGE) + 1024)
+                ws_max_size=max(limits.max_message, 4 * MAX_MESSAGE) + 1024,
+                ws_per_message_deflate=False)

@@ -99,6 +99,8 @@ class LiveGame:
     ended: dt.datetime | None = None
     lock: asyncio.Lock = dataclasses.field(default_factory=asyncio.Lock)
     timer: asyncio.Task[None] | None = None
+    #: the specials of the position at a ply (the legal moves are listed once a turn)
+    _specials: tuple[int, list[str]] = (-1, [])
 
     @classmethod
     def resume(cls, stored: StoredGame, now: float) -> LiveGame:
@@ -130,6 +132,11 @@ class LiveGame:
             clocks[self.to_move] = max(0, self.left_ms(now))
         return clocks
 
+    def specials(self) -> list[str]:
+        if self._specials[0] != len(self.moves):
+            self._specials = (len(self.moves), clicks_for(self.core).specials())
+        return list(self._specials[1])
+
     def record(self, now: float) -> dict[str, Any]:
         playing = self.status == "playing"
         return {
@@ -140,7 +147,7 @@ class LiveGame:
             "clocks": self.clocks_now(now), "to_move": self.to_move if playing else None,
             "ply": len(self.moves), "status": self.status,
             "result": None if self.result is None else dataclasses.asdict(self.result),
-            "specials": clicks_for(self.core).specials() if playing else [],
+            "specials": self.specials() if playing else [],
             "started": iso(self.started), "ended": iso(self.ended),
         }
 
@@ -152,7 +159,7 @@ def stored_record(stored: StoredGame) -> dict[str, Any]:
         "rated": stored.rated, "players": {"b": stored.black.name, "w": stored.white.name},
         "time": {"initial": stored.initial, "increment": stored.increment},
         "moves": [{"move": m, "ms": ms} for m, ms in stored.moves],
-        "clocks": dict(stored.clocks), "to_move": None, "ply": len(stored.moves),
+        "clocks": dict(stored.clocks), "to_move": None, "ply": stored.plies,
         "status": stored.status,
         "result": None if stored.result is None else dataclasses.asdict(stored.result),
         "specials": [], "started": iso(stored.started), "ended": iso(stored.ended),
@@ -247,12 +254,14 @@ class Hub:
             if account_id != challenge.author_id:
                 await self._to_account(account_id, message)
 
-    async def _broadcast(self, game: LiveGame, kind: str) -> None:
+    async def _broadcast(self, game: LiveGame, kind: str) -> dict[str, Any]:
+        """Send ``game``'s record to its players' bots and its watchers; the record."""
         record = game.record(self.clock())
         for account in {a.id: a for a in game.players.values()}.values():
             await self._to_account(account.id, {"type": kind, "game": record})
         for conn in list(self.watchers.get(game.id, ())):
             await conn.send({"type": "game", "game": record})
+        return record
 
     # ------------------------------------------------------------------------ games
 
@@ -279,9 +288,9 @@ class Hub:
                 raise Refused("a challenge cannot be accepted by its author", 403)
             if challenge.opponent_id not in (None, account.id):
                 raise Refused(f"challenge {challenge_id} is for {challenge.opponent}", 403)
-            author = Account(challenge.author_id, challenge.author, "")
-            author_account = await self.store.run(self.store.account, challenge.author)
-            author = author_account or author
+            author = await self.store.run(self.store.account, challenge.author)
+            if author is None:
+                raise Refused(f"no player {challenge.author}", 404)
             self._check_capacity(account)
             self._check_capacity(author)
             color = challenge.color if challenge.color != "random" else self.rng.choice("bw")
@@ -359,8 +368,10 @@ class Hub:
             left = game.clocks[color] - spent
             clocks = dict(game.clocks)
             clocks[color] = left + game.increment * 1000
+            # the position others read stays as it is until the move is stored
             core.play(move)
             outcome = core.outcome()
+            core.undo()
             result = None
             if outcome is not None:
                 winner = None if outcome.winner is None else core.color_name(outcome.winner)
@@ -369,19 +380,20 @@ class Hub:
                 await self.store.run(self.store.add_move, game.id, ply, text, spent, clocks,
                                      result, glicko2_update)
             except Exception as error:
-                core.undo()
                 log.error("game %d: move %s not stored: %s", game.id, text, error)
                 raise Refused(f"the move could not be stored ({type(error).__name__}); "
                               "send it again", 503) from None
+            core.play(move)
             game.moves.append((text, spent))
             game.clocks = clocks
             game.turn_started = now
             if result is not None:
                 self._finished(game, result)
-        await self._broadcast(game, "game_end" if game.status == "finished" else "game_state")
+        record = await self._broadcast(game, "game_end" if game.status == "finished"
+                                       else "game_state")
         if game.status == "playing":
             self._arm(game)
-        return game.record(self.clock())
+        return record
 
     async def resign(self, account: Account, game_id: int, reason: str | None) -> dict[str, Any]:
         """End the game with ``account`` losing: a resignation, or a forfeit with a reason."""
@@ -411,8 +423,12 @@ class Hub:
         while game.status == "playing":
             left = game.left_ms(self.clock())
             if left <= 0:
-                async with game.lock:
-                    await self._check_flag(game)
+                try:
+                    async with game.lock:
+                        await self._check_flag(game)
+                except Refused as error:  # the database is away: try again soon
+                    log.error("game %d: %s", game.id, error.message)
+                    await asyncio.sleep(1.0)
                 continue
             await asyncio.sleep(left / 1000 + 0.005)
 
@@ -428,8 +444,13 @@ class Hub:
     async def _end(self, game: LiveGame, result: Result) -> None:
         """Store the end of ``game`` (clocks as they stand), then announce it."""
         clocks = game.clocks_now(self.clock())
-        stored = await self.store.run(self.store.end_game, game.id, clocks, result,
-                                      glicko2_update)
+        try:
+            stored = await self.store.run(self.store.end_game, game.id, clocks, result,
+                                          glicko2_update)
+        except Exception as error:
+            log.error("game %d: its end was not stored: %s", game.id, error)
+            raise Refused(f"the end of game {game.id} could not be stored "
+                          f"({type(error).__name__}); send it again", 503) from None
         if not stored:
             log.error("game %d: its end was stored already", game.id)
         game.clocks = clocks

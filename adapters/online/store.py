@@ -16,7 +16,7 @@ import datetime as dt
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar, cast
 
 from sqlalchemy import (
     JSON,
@@ -28,11 +28,14 @@ from sqlalchemy import (
     String,
     UniqueConstraint,
     create_engine,
+    event,
     func,
+    insert,
     or_,
     select,
+    update,
 )
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import CursorResult, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
@@ -184,7 +187,9 @@ class StoredGame:
     result: Result | None
     started: dt.datetime
     ended: dt.datetime | None
+    #: (move, milliseconds) in order; empty in the lists of games, which give ``plies``
     moves: tuple[tuple[str, int], ...]
+    plies: int
 
 
 @dataclasses.dataclass(frozen=True)
@@ -202,6 +207,9 @@ class Rating:
                 "volatility": round(self.volatility, 6), "wins": self.wins,
                 "losses": self.losses, "draws": self.draws}
 
+
+#: How long a sign-in lasts (the cookie's age).
+SESSION_DAYS = 30
 
 #: A new account's rating (docs/online.md): Glicko-2 1500, deviation 350.
 START_RATING = (1500.0, 350.0, 0.06)
@@ -247,11 +255,23 @@ def open_engine(url: str) -> Engine:
     the address is not one of those."""
     full = engine_url(url)
     if full.startswith("sqlite:///"):
-        return create_engine(full, connect_args={"check_same_thread": False},
-                             pool_pre_ping=True)
+        engine = create_engine(full, connect_args={"check_same_thread": False},
+                               pool_pre_ping=True)
+        event.listen(engine, "connect", _sqlite_settings)
+        return engine
     if full.startswith("postgresql+psycopg://"):
         return create_engine(full, pool_pre_ping=True)
     raise ValueError(f"--db: expected sqlite:///PATH or postgresql://..., got {url!r}")
+
+
+def _sqlite_settings(connection: Any, record: Any) -> None:
+    """SQLite in write-ahead-log mode, synced at checkpoints: a commit survives the server's
+    crash (not a power cut of the machine) and costs no disk flush; foreign keys enforced."""
+    cursor = connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
 
 
 def migrate(engine: Engine) -> None:
@@ -324,8 +344,10 @@ class Store:
                                  created=now_utc()))
             session.commit()
 
-    def token_account(self, digest: str, kinds: Sequence[str]) -> tuple[str, Account] | None:
-        """The stored digest equal to ``digest`` and its account, for tokens of ``kinds``."""
+    def token_account(self, digest: str, kinds: Sequence[str],
+                      session_days: int = SESSION_DAYS) -> tuple[str, Account] | None:
+        """The stored digest equal to ``digest`` and its account, for tokens of ``kinds``
+        (a sign-in session lasts ``session_days``)."""
         with self.sessions() as session:
             row = session.execute(
                 select(TokenRow, AccountRow).join(AccountRow,
@@ -334,6 +356,11 @@ class Store:
             if row is None:
                 return None
             token, account = row
+            if token.kind == "session" and \
+                    token.created < now_utc() - dt.timedelta(days=session_days):
+                session.delete(token)
+                session.commit()
+                return None
             return token.digest, Account(account.id, account.name, account.kind)
 
     def drop_token(self, digest: str) -> None:
@@ -438,17 +465,23 @@ class Store:
 
     # -------------------------------------------------------------------------- games
 
-    def _stored(self, session: Session, row: GameRow) -> StoredGame:
+    def _stored(self, session: Session, row: GameRow, moves_too: bool = True) -> StoredGame:
         accounts = {a.id: Account(a.id, a.name, a.kind) for a in session.scalars(
             select(AccountRow).where(AccountRow.id.in_([row.black_id, row.white_id])))}
-        moves = tuple((m.move, m.ms) for m in session.scalars(
-            select(MoveRow).where(MoveRow.game_id == row.id).order_by(MoveRow.ply)))
+        if moves_too:
+            moves = tuple((m.move, m.ms) for m in session.scalars(
+                select(MoveRow).where(MoveRow.game_id == row.id).order_by(MoveRow.ply)))
+            plies = len(moves)
+        else:
+            moves = ()
+            plies = session.scalar(select(func.count()).select_from(MoveRow)
+                                   .where(MoveRow.game_id == row.id)) or 0
         result = None if row.reason is None else Result(row.winner, row.reason,
                                                         row.result_text or "")
         return StoredGame(row.id, row.game, dict(row.options), row.rated,
                           accounts[row.black_id], accounts[row.white_id], row.initial,
                           row.increment, {"b": row.clock_b, "w": row.clock_w}, row.status,
-                          result, row.started, row.ended, moves)
+                          result, row.started, row.ended, moves, plies)
 
     def game(self, game_id: int) -> StoredGame | None:
         with self.sessions() as session:
@@ -463,7 +496,8 @@ class Store:
 
     def games(self, status: str, account_id: int | None = None,
               limit: int = 50) -> list[StoredGame]:
-        """The newest games of ``status`` (of one account's, with ``account_id``)."""
+        """The newest games of ``status`` (of one account's, with ``account_id``), without
+        their moves."""
         with self.sessions() as session:
             query = select(GameRow)
             if status:
@@ -472,23 +506,27 @@ class Store:
                 query = query.where(or_(GameRow.black_id == account_id,
                                         GameRow.white_id == account_id))
             rows = session.scalars(query.order_by(GameRow.id.desc()).limit(limit))
-            return [self._stored(session, row) for row in rows]
+            return [self._stored(session, row, moves_too=False) for row in rows]
 
     def add_move(self, game_id: int, ply: int, move: str, ms: int, clocks: dict[str, int],
                  result: Result | None, rate: RatingUpdate | None) -> None:
         """Store a move and the clocks after it (and the game's end, when it ends it) in
-        one transaction; :class:`Conflict` when that ply is stored already."""
+        one transaction; :class:`Conflict` when the game is over or that ply is stored
+        already. (Plain statements, no reads: this is the server's busiest write.)"""
         with self.sessions() as session:
-            row = session.get(GameRow, game_id, with_for_update=True)
-            if row is None or row.status != "playing":
+            changed = session.execute(
+                update(GameRow).where(GameRow.id == game_id, GameRow.status == "playing")
+                .values(clock_b=clocks["b"], clock_w=clocks["w"]))
+            if cast(CursorResult[Any], changed).rowcount != 1:
                 raise Conflict(f"game {game_id} is not in progress")
-            stored = session.scalar(select(func.count()).select_from(MoveRow)
-                                    .where(MoveRow.game_id == game_id)) or 0
-            if stored != ply:
-                raise Conflict(f"game {game_id} has {stored} moves, not {ply}")
-            session.add(MoveRow(game_id=game_id, ply=ply, move=move, ms=ms))
-            row.clock_b, row.clock_w = clocks["b"], clocks["w"]
+            try:
+                session.execute(insert(MoveRow).values(game_id=game_id, ply=ply, move=move,
+                                                       ms=ms))
+            except IntegrityError:
+                raise Conflict(f"game {game_id} has a move at ply {ply} already") from None
             if result is not None:
+                row = session.get(GameRow, game_id)
+                assert row is not None
                 self._finish(session, row, result, rate)
             session.commit()
 

@@ -393,3 +393,16 @@ def test_rules_from_a_fresh_install(tmp_path: Path, editable: bool) -> None:
     assert "B10. Pie rule as a swap." in first
     assert "(n−1−r, n−1−f)" in first
     assert second == "=2 "
+    # the game server's migrations are package data: they build a new database
+    made = subprocess.run([str(venv / "bin" / "gtpgames"), "serve", "add-bot", "probe",
+                           "--db", f"sqlite:///{elsewhere / 'online.sqlite'}"],
+                          capture_output=True, text=True, cwd=elsewhere, timeout=120, env=alone)
+    assert made.returncode == 0 and len(made.stdout.strip()) >= 40, made.stderr
+    # the pages of the browser app and the game site, subdirectories included
+    static = ROOT / "adapters" / "web" / "static"
+    wanted = sorted(str(p.relative_to(static)) for p in static.rglob("*") if p.is_file())
+    where = subprocess.run([str(python), "-c", "import adapters.web, os; "
+                            "print(os.path.dirname(adapters.web.__file__))"],
+                           capture_output=True, text=True, cwd=elsewhere, env=alone, check=True)
+    installed = Path(where.stdout.strip()) / "static"
+    assert [name for name in wanted if not (installed / name).is_file()] == []

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -361,9 +362,11 @@ def test_lobby_and_player(client: TestClient, bots: dict[str, str]) -> None:
         assert {b["name"]: b["online"] for b in lobby["bots"]} == {"alpha": False, "beta": True}
     assert [g["id"] for g in lobby["playing"]] == [game] and lobby["finished"] == []
     assert "moves" not in lobby["playing"][0]
+    move(client, bots["alpha"], game, 0, "c3")
     client.post(f"/api/game/{game}/resign", json={}, headers=auth(bots["beta"]))
     lobby = client.get("/api/lobby").json()
     assert lobby["playing"] == [] and [g["id"] for g in lobby["finished"]] == [game]
+    assert lobby["finished"][0]["ply"] == 1 and "moves" not in lobby["finished"][0]
     player = client.get("/api/players/alpha").json()
     assert player["kind"] == "bot" and player["online"] is False
     assert player["ratings"]["brique"]["wins"] == 1
@@ -400,11 +403,109 @@ def test_unknown_paths_answer_json(client: TestClient) -> None:
     assert client.get("/api/game/abc").status_code == 404
 
 
-def test_the_pages_and_the_single_user_board(client: TestClient) -> None:
+def test_the_pages_and_the_single_user_board(client: TestClient, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    import adapters.online.app as app_module
+
     assert 'id="board"' in client.get("/analysis").text
     assert client.get("/api/games").status_code == 200
-    for path in ("/", "/game/1"):  # the site's pages, when installed
-        answer = client.get(path)
-        assert answer.status_code in (200, 404)
-        if answer.status_code == 200:
-            assert answer.headers["content-type"].startswith("text/html")
+    monkeypatch.setattr(app_module, "ONLINE", tmp_path)
+    answer = client.get("/")
+    assert answer.status_code == 404 and "index.html" in answer.json()["error"]
+    (tmp_path / "index.html").write_text("<p>lobby</p>")
+    (tmp_path / "game.html").write_text("<p>game</p>")
+    assert client.get("/").text == "<p>lobby</p>"
+    answer = client.get("/game/12")
+    assert answer.text == "<p>game</p>"
+    assert answer.headers["content-type"].startswith("text/html")
+    assert client.get("/game/x").status_code == 404
+
+
+def test_a_sign_in_lasts_thirty_days(client: TestClient) -> None:
+    import datetime as dt
+
+    from sqlalchemy import update
+
+    from adapters.online.store import TokenRow
+
+    client.post(SIGNUP, json={"name": "alice", "password": "password1"})
+    assert client.get("/api/account").status_code == 200
+    store = client.app.state.store  # type: ignore[attr-defined]
+    with store.sessions() as session:
+        session.execute(update(TokenRow).values(
+            created=dt.datetime(2000, 1, 1)))
+        session.commit()
+    assert client.get("/api/account").status_code == 401
+
+
+def test_a_client_that_does_not_read_is_disconnected() -> None:
+    """A WebSocket whose client reads nothing holds up no one: its messages wait in its own
+    queue, and past the limit the server closes it."""
+    import asyncio
+
+    from starlette.websockets import WebSocketState
+
+    from adapters.online.app import Outbox
+
+    class Stuck:
+        application_state = WebSocketState.CONNECTED
+        closed: int | None = None
+        sent = 0
+
+        async def send_text(self, text: str) -> None:
+            self.sent += 1
+            await asyncio.Event().wait()  # the client never reads
+
+        async def close(self, code: int) -> None:
+            self.closed = code
+
+    async def scenario() -> Stuck:
+        socket = Stuck()
+        outbox = Outbox(socket, limit=3)  # type: ignore[arg-type]
+        for _ in range(4):  # one in the writer's hands, three waiting
+            await asyncio.wait_for(outbox.send({"type": "pong"}), 1.0)
+            await asyncio.sleep(0)
+        assert socket.closed is None
+        await asyncio.wait_for(outbox.send({"type": "pong"}), 1.0)
+        assert socket.closed == 1008 and outbox.broken
+        await asyncio.wait_for(outbox.send({"type": "pong"}), 1.0)  # dropped at once
+        await asyncio.wait_for(outbox.close(), 10.0)
+        return socket
+
+    socket = asyncio.run(scenario())
+    assert socket.sent == 1
+
+
+def test_a_fault_of_the_server_is_an_error_message_not_a_lost_socket(
+        client: TestClient, bots: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    hub = client.app.state.hub  # type: ignore[attr-defined]
+
+    async def broken(*args: Any) -> None:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(hub, "accept", broken)
+    with client.websocket_connect("/api/bot", headers=auth(bots["alpha"])) as ws:
+        until(ws, "hello")
+        ws.send_json({"type": "accept", "challenge": 1})
+        assert ws.receive_json() == {"type": "error", "message": "internal error"}
+        ws.send_json({"type": "ping"})
+        assert ws.receive_json() == {"type": "pong"}
+
+
+def test_a_flood_of_names_does_not_unlock_a_name() -> None:
+    """The memory of wrong passwords is bounded; a flood of other names fills it with names
+    that are not locked, which go first."""
+    from adapters.online.accounts import Throttle
+
+    clock = FakeClock()
+    throttle = Throttle(clock, most=100)
+    for _ in range(5):
+        throttle.failed("alice")
+    for index in range(300):  # one wrong password for each of many names, within the minute
+        throttle.failed(f"name{index}")
+        clock.advance(0.01)
+    assert len(throttle.failures) <= 100
+    assert throttle.locked("alice") and throttle.locked("ALICE")
+    assert not throttle.locked("bob")
+    clock.advance(60)
+    assert not throttle.locked("alice")
