@@ -177,7 +177,7 @@ def create_app(db: str | Store, limits: Limits | None = None,
     async def token_account(token: str, kinds: tuple[str, ...]) -> Account | None:
         if not token or len(token) > 200:
             return None
-        found = await store.run(store.token_account, accounts.digest(token), kinds)
+        found = await store.read(store.token_account, accounts.digest(token), kinds)
         if found is None or not accounts.same_digest(found[0], token):
             return None
         return found[1]
@@ -260,7 +260,7 @@ def create_app(db: str | Store, limits: Limits | None = None,
             raise Refused("wrong name or password", 401)
         if throttle.locked(name):
             raise Refused(f"too many wrong passwords for {name}: try again in a minute", 429)
-        account = await store.run(store.account, name)
+        account = await store.read(store.account, name)
         ok = account is not None and account.kind == "person" and await asyncio.to_thread(
             accounts.verify_password, account.password_hash, password)
         if not ok or account is None:
@@ -301,15 +301,14 @@ def create_app(db: str | Store, limits: Limits | None = None,
 
     async def ratings_json(account_id: int) -> dict[str, Any]:
         return {game: rating.as_json()
-                for game, rating in (await store.run(store.ratings, account_id)).items()}
+                for game, rating in (await store.read(store.ratings, account_id)).items()}
 
     async def lobby_info(request: Request) -> Response:
-        challenges = await store.run(store.open_challenges)
-        finished = await store.run(store.games, "finished")
-        bots = []
-        for bot in await store.run(store.bots):
-            bots.append({"name": bot.name, "online": hub.online(bot.id),
-                         "ratings": await ratings_json(bot.id)})
+        challenges = await store.read(store.open_challenges)
+        finished = await store.read(store.games, "finished")
+        bots = [{"name": bot.name, "online": hub.online(bot.id),
+                 "ratings": {game: r.as_json() for game, r in ratings.items()}}
+                for bot, ratings in await store.read(store.bots)]
         now = clock()
         return answer({
             "challenges": [c.as_json() for c in challenges],
@@ -321,12 +320,12 @@ def create_app(db: str | Store, limits: Limits | None = None,
 
     async def player(request: Request) -> Response:
         name = request.path_params["name"]
-        account = await store.run(store.account, name) if len(name) <= 20 else None
+        account = await store.read(store.account, name) if len(name) <= 20 else None
         if account is None:
             raise Refused(f"no player {name}", 404)
         games = []
         now = clock()
-        for stored in await store.run(store.games, "", account.id):
+        for stored in await store.read(store.games, "", account.id):
             live = hub.live(stored.id)
             games.append(summary(live.record(now) if live is not None
                                  else stored_record(stored)))
@@ -356,7 +355,7 @@ def create_app(db: str | Store, limits: Limits | None = None,
         opponent_id = None
         if body.get("opponent") is not None:
             name = text(body["opponent"], "opponent", 20)
-            opponent = await store.run(store.account, name)
+            opponent = await store.read(store.account, name)
             if opponent is None:
                 raise Refused(f"no player {name}", 404)
             if opponent.id == account.id:
@@ -372,7 +371,7 @@ def create_app(db: str | Store, limits: Limits | None = None,
         return answer(challenge.as_json())
 
     async def get_challenge(request: Request) -> Response:
-        challenge = await store.run(store.challenge, path_id(request))
+        challenge = await store.read(store.challenge, path_id(request))
         if challenge is None:
             raise Refused(f"no challenge {path_id(request)}", 404)
         return answer(challenge.as_json())

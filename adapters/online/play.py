@@ -230,7 +230,7 @@ class Hub:
             if color is not None and game.status == "playing":
                 await conn.send({"type": "game_start", "game": game.record(self.clock()),
                                  "color": color})
-        for challenge in await self.store.run(self.store.open_challenges, account.id):
+        for challenge in await self.store.read(self.store.open_challenges, account.id):
             await conn.send({"type": "challenge", "challenge": challenge.as_json()})
 
     def bot_gone(self, conn: Conn) -> None:
@@ -321,7 +321,7 @@ class Hub:
             async with game.lock:
                 await self._check_flag(game)
             return game.record(self.clock())
-        stored = await self.store.run(self.store.game, game_id)
+        stored = await self.store.read(self.store.game, game_id)
         return None if stored is None else stored_record(stored)
 
     def _player(self, game: LiveGame, account: Account) -> str:
@@ -334,7 +334,7 @@ class Hub:
         game = self.games.get(game_id)
         if game is not None:
             return game
-        stored = await self.store.run(self.store.game, game_id)
+        stored = await self.store.read(self.store.game, game_id)
         if stored is None:
             raise Refused(f"no game {game_id}", 404)
         raise Refused(f"game {game_id} is over", 409)

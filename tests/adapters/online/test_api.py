@@ -367,6 +367,9 @@ def test_lobby_and_player(client: TestClient, bots: dict[str, str]) -> None:
     lobby = client.get("/api/lobby").json()
     assert lobby["playing"] == [] and [g["id"] for g in lobby["finished"]] == [game]
     assert lobby["finished"][0]["ply"] == 1 and "moves" not in lobby["finished"][0]
+    ratings = {b["name"]: b["ratings"] for b in lobby["bots"]}
+    assert ratings["alpha"]["brique"]["wins"] == 1 and ratings["beta"]["brique"]["losses"] == 1
+    assert lobby["finished"][0]["players"] == {"b": "alpha", "w": "beta"}
     player = client.get("/api/players/alpha").json()
     assert player["kind"] == "bot" and player["online"] is False
     assert player["ratings"]["brique"]["wins"] == 1

@@ -70,3 +70,35 @@ def test_add_bot_prints_its_token_once(tmp_path: Path) -> None:
                          capture_output=True, text=True, timeout=120, env=env)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
     assert not (tmp_path / "unused").exists()
+
+
+def test_a_move_is_stored_once_and_only_in_a_game_in_progress(tmp_path: Path) -> None:
+    """The database itself refuses a second move at a ply and a move after the end, should
+    the server's memory ever disagree with it."""
+    from adapters.online.store import Conflict, Result
+
+    store = Store(f"sqlite:///{tmp_path / 'online.sqlite'}")
+    try:
+        alpha = store.create_account("alpha", "bot", None)
+        beta = store.create_account("beta", "bot", None)
+        made = store.create_challenge(alpha.id, None, "brique", {}, "b", 60, 0, False, 5)
+        assert made is not None
+        game = store.start_game(made.id, alpha.id, beta.id)
+        assert game is not None and store.start_game(made.id, alpha.id, beta.id) is None
+        store.add_move(game.id, 0, "c3", 100, {"b": 59900, "w": 60000}, None, None)
+        with pytest.raises(Conflict, match="ply 0"):
+            store.add_move(game.id, 0, "d4", 100, {"b": 1, "w": 1}, None, None)
+        stored = store.game(game.id)
+        assert stored is not None
+        assert stored.moves == (("c3", 100),) and stored.clocks == {"b": 59900, "w": 60000}
+        store.add_move(game.id, 1, "d4", 50, {"b": 59900, "w": 59950},
+                       Result("w", "rules", "text"), None)
+        with pytest.raises(Conflict, match="not in progress"):
+            store.add_move(game.id, 2, "e5", 1, {"b": 1, "w": 1}, None, None)
+        assert not store.end_game(game.id, {"b": 1, "w": 1}, Result("b", "time", "x"), None)
+        stored = store.game(game.id)
+        assert stored is not None and stored.plies == 2 and stored.status == "finished"
+        assert stored.result == Result("w", "rules", "text")
+        assert store.ratings(beta.id)["brique"].wins == 1
+    finally:
+        store.close()
