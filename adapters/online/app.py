@@ -663,11 +663,11 @@ def create_app(db: str | Store, limits: Limits | None = None,
     return app
 
 
-def add_bot(db: str, name: str) -> str:
-    """Create the bot account ``name`` in ``db``; its token (ValueError when the name is
-    malformed or taken)."""
+def add_bot(db: str | Store, name: str) -> str:
+    """Create the bot account ``name`` in ``db`` (an address, or an open store); its token
+    (ValueError when the name is malformed or taken)."""
     name = accounts.check_name(name)
-    store = Store(db)
+    store = db if isinstance(db, Store) else Store(db)
     try:
         try:
             account = store.create_account(name, "bot", None)
@@ -677,7 +677,8 @@ def add_bot(db: str, name: str) -> str:
         store.add_token(account.id, "bot", accounts.digest(token), True)
         return token
     finally:
-        store.close()
+        if store is not db:
+            store.close()
 
 
 def serve(db: str, host: str, port: int, limits: Limits, secure_cookies: bool, caps: Caps,

@@ -66,9 +66,22 @@ def client(server: Server) -> TestClient:
 
 
 @pytest.fixture
-def bots(db: str, client: TestClient) -> dict[str, str]:
+def bots(client: TestClient) -> dict[str, str]:
     """Two bot accounts and their tokens."""
-    return {name: add_bot(db, name) for name in ("alpha", "beta")}
+    store = client.app.state.store  # type: ignore[attr-defined]
+    return {name: add_bot(store, name) for name in ("alpha", "beta")}
+
+
+@pytest.fixture(autouse=True)
+def quick_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Argon2 with its smallest costs: the tests hash many passwords (the server keeps the
+    library's defaults, which test_password_hashes_are_argon2id checks)."""
+    from argon2 import PasswordHasher
+
+    from adapters.online import accounts
+
+    monkeypatch.setattr(accounts, "_hasher", PasswordHasher(time_cost=1, memory_cost=8,
+                                                            parallelism=1))
 
 
 def auth(token: str) -> dict[str, str]:

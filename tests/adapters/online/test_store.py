@@ -102,3 +102,20 @@ def test_a_move_is_stored_once_and_only_in_a_game_in_progress(tmp_path: Path) ->
         assert store.ratings(beta.id)["brique"].wins == 1
     finally:
         store.close()
+
+
+def test_password_hashes_are_argon2id_with_the_library_defaults(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from argon2 import PasswordHasher
+
+    from adapters.online import accounts
+
+    monkeypatch.undo()  # the server's own hasher, not the quick one of the other tests
+    defaults = PasswordHasher()
+    hashed = accounts.hash_password("password1")
+    assert hashed.startswith("$argon2id$")
+    assert f"m={defaults.memory_cost},t={defaults.time_cost},p={defaults.parallelism}" in hashed
+    assert accounts.verify_password(hashed, "password1")
+    assert not accounts.verify_password(hashed, "password2")
+    assert not accounts.verify_password("not a hash", "password1")
+    assert not accounts.verify_password(None, "password1")
