@@ -81,7 +81,7 @@ function showState(s) {
   window.gtp.state = s;
   $("error").textContent = "";
   if (!s.game) return;
-  if (s.game !== lastGame) { squareOrientation = {}; lastGame = s.game; }
+  if (s.game !== lastGame) { board.forget(); lastGame = s.game; }
   drawBoard(s.svg);
   let status;
   if (s.result) {
@@ -135,63 +135,15 @@ function showState(s) {
   if (!s.thinking) $("analysis").tBodies[0].replaceChildren();
 }
 
-// Trisq: an empty square offers its h slots or its v slots (the renderer draws both
-// groups, the v one hidden); the page shows the orientation chosen for it.
-let orientation = "h";
-let squareOrientation = {};
 let lastGame = null;
-
-function showOrientation() {
-  const board = $("board").querySelector("svg");
-  if (!board) return;
-  const groups = [...board.querySelectorAll("g.slots[data-square]")];
-  const count = {};
-  for (const group of groups) count[group.dataset.square] = (count[group.dataset.square] || 0) + 1;
-  for (const group of groups) {
-    if (count[group.dataset.square] < 2) continue;  // a cut square: its own orientation
-    const chosen = squareOrientation[group.dataset.square] || orientation;
-    if (group.classList.contains(chosen)) group.removeAttribute("display");
-    else group.setAttribute("display", "none");
-  }
-}
+let board = null;  // the BoardView of #board (board.js)
 
 function drawBoard(svg) {
-  $("board").innerHTML = svg;
-  const board = $("board").querySelector("svg");
-  if (!board) return;
-  board.addEventListener("click", onBoardClick);
-  board.addEventListener("contextmenu", onBoardRightClick);
-  for (const token of state.pending) {
-    for (const el of board.querySelectorAll(`[data-target="${token}"],[data-piece="${token}"]`)) el.classList.add("pending");
-  }
-  markTargets(state.targets);
-  showOrientation();
+  board.draw(svg, state.pending, state.targets);
 }
 
-function onBoardRightClick(event) {
-  const group = event.target.closest("g.slots[data-square]");
-  if (!group) return;
-  event.preventDefault();
-  const square = group.dataset.square;
-  const now = squareOrientation[square] || orientation;
-  squareOrientation[square] = now === "h" ? "v" : "h";
-  showOrientation();
-}
-
-function markTargets(targets) {
-  const board = $("board").querySelector("svg");
-  if (!board) return;
-  for (const token of targets) {
-    for (const el of board.querySelectorAll(`[data-target="${token}"],[data-piece="${token}"]`)) {
-      el.classList.add("legal");
-    }
-  }
-}
-
-function onBoardClick(event) {
-  const el = event.target.closest("[data-piece],[data-target]");
-  if (!el || !state) return;
-  const token = el.dataset.piece || el.dataset.target;
+function onBoardClick(token) {
+  if (!state) return;
   $("error").textContent = "";
   send({ action: "click", target: token });
 }
@@ -223,6 +175,7 @@ function copy(id) {
 }
 
 async function start() {
+  board = new BoardView($("board"), onBoardClick);
   const response = await fetch("/api/games");
   const data = await response.json();
   games = data.games;
@@ -240,10 +193,7 @@ async function start() {
   $("call").onchange = () => send({ action: "call", on: $("call").checked });
   $("legal").onchange = () => send({ action: "legal", on: $("legal").checked });
   $("orientation").onclick = () => {
-    orientation = orientation === "h" ? "v" : "h";
-    squareOrientation = {};
-    $("orientation").textContent = `empty squares: ${orientation}`;
-    showOrientation();
+    $("orientation").textContent = `empty squares: ${board.toggleOrientation()}`;
   };
   $("copy-moves").onclick = () => copy("movetext");
   $("copy-position").onclick = () => copy("position");
