@@ -248,10 +248,11 @@ class Bot:
             raise
 
 
-def check(run: Run, ids: list[int]) -> tuple[int, int, list[str]]:
-    """Lost (unfinished or missing) and corrupted games (moves lost, illegal, or a result
-    the rules core does not give), with a line for each."""
-    lost = corrupted = 0
+def check(run: Run, ids: list[int]) -> tuple[int, int, int, list[str]]:
+    """Lost games (missing, or unfinished with moves missing), games unfinished when the
+    time ran out (their moves intact), and corrupted games (moves lost, illegal, or a
+    result the rules core does not give), with a line for each."""
+    lost = unfinished = corrupted = 0
     notes = []
     for ident in ids:
         try:
@@ -261,8 +262,15 @@ def check(run: Run, ids: list[int]) -> tuple[int, int, list[str]]:
             notes.append(f"game {ident}: {error}")
             continue
         if record["status"] != "finished":
-            lost += 1
-            notes.append(f"game {ident}: still {record['status']} at ply {record['ply']}")
+            moves = [entry["move"] for entry in record["moves"]]
+            kept = run.before_kill.get(ident, [])
+            if moves[:len(kept)] != kept:
+                lost += 1
+                notes.append(f"game {ident}: moves acknowledged before the kill are missing")
+            else:
+                unfinished += 1
+                notes.append(f"game {ident}: still {record['status']} at ply {record['ply']} "
+                             "when the time ran out (its moves intact)")
             continue
         moves = [entry["move"] for entry in record["moves"]]
         kept = run.before_kill.get(ident, [])
@@ -285,7 +293,7 @@ def check(run: Run, ids: list[int]) -> tuple[int, int, list[str]]:
         except ValueError as error:
             corrupted += 1
             notes.append(f"game {ident}: {error}")
-    return lost, corrupted, notes
+    return lost, unfinished, corrupted, notes
 
 
 async def bench(run: Run, timeout: float) -> list[int]:
@@ -356,7 +364,7 @@ def main() -> None:
     try:
         ids = asyncio.run(bench(run, args.timeout))
         peak = run.peak_rss
-        lost, corrupted, notes = check(run, ids)
+        lost, unfinished, corrupted, notes = check(run, ids)
     finally:
         run.stop()
     lost += args.games - len(ids)
@@ -376,9 +384,11 @@ def main() -> None:
     print(f"server memory: {peak:.0f} MB resident at most")
     print(f"killed and restarted: {'yes' if run.killed else 'no (the games ended first)'}"
           f" after {args.kill_at} moves; lost games: {lost}, corrupted games: {corrupted}")
+    if unfinished:
+        print(f"unfinished when the time ran out: {unfinished} (give a longer --timeout)")
     for note in notes[:20]:
         print(f"  {note}")
-    if lost or corrupted or not run.killed:
+    if lost or unfinished or corrupted or not run.killed:
         print(f"server log: {run.tmp / 'serve.log'}")
         sys.exit(1)
     shutil.rmtree(run.tmp, ignore_errors=True)
