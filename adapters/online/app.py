@@ -42,9 +42,12 @@ from adapters.online.play import (
     summary,
 )
 from adapters.online.store import SESSION_DAYS, Account, Store, Taken
-from adapters.web.clicks import clicks_for
-from adapters.web.room import Caps, Lobby, render
+from adapters.render import render_svg
+from adapters.render.draw import player_word
+from adapters.web.clicks import NOTATION, clicks_for
+from adapters.web.room import Caps, Lobby
 from adapters.web.server import MAX_MESSAGE, STATIC, analysis_routes, close_rooms, same_origin
+from engine.games.core import Game
 
 log = logging.getLogger("gtpgames.online")
 
@@ -435,8 +438,9 @@ def create_app(db: str | Store, limits: Limits | None = None,
             if not ply_text.isdigit() or int(ply_text) > len(moves):
                 raise Refused(f"ply: expected 0 to {len(moves)}")
             ply = int(ply_text)
+        result = record["result"] if ply == len(moves) else None
         svg = await asyncio.to_thread(
-            lambda: render(replay(record["game"], record["options"], moves[:ply])))
+            lambda: picture(replay(record["game"], record["options"], moves[:ply]), result))
         return Response(svg, media_type="image/svg+xml")
 
     async def move(request: Request) -> Response:
@@ -661,6 +665,18 @@ def create_app(db: str | Store, limits: Limits | None = None,
     app.state.store = store
     app.state.lobby = lobby
     return app
+
+
+def picture(game: Game[Any], result: dict[str, Any] | None) -> str:
+    """A game's board; the caption gives the result of a game that ended outside its rules
+    (a resignation, a loss on time, a forfeit), which its rules core does not know."""
+    caption = None
+    if result is not None and game.outcome() is None:
+        winner = result["winner"]
+        head = "Draw" if winner is None else \
+            f"{player_word(game, 0 if winner == 'b' else 1)} wins"
+        caption = f"{head}: {result['text']}"
+    return render_svg(game, notation=NOTATION, result=caption)
 
 
 def add_bot(db: str | Store, name: str) -> str:

@@ -361,7 +361,9 @@ class Hub:
                 move = core.parse_move(token.strip(), "gtp")
                 core.check_move(move, "gtp")
             except GameError as error:
-                raise Refused(f"{token}: {error}") from None
+                message = str(error)
+                raise Refused(message if token in message else f"{token}: {message}") \
+                    from None
             text = core.format_move(move, "gtp")
             now = self.clock()
             spent = int((now - game.turn_started) * 1000)

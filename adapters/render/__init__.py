@@ -85,17 +85,20 @@ def render_svg(
     last_move: bool = True,
     width: float | None = None,
     marks: Mapping[Any, str] | None = None,
+    result: str | None = None,
 ) -> str:
     """The position of ``game`` as one SVG document (see the module docstring for what it
     holds). ``notation`` is ``gtp`` or ``native``; ``legal`` marks the legal moves;
     ``analysis`` (root move statistics, best first) adds the analysis overlay; ``marks``
     (move -> a short label: ``W``, ``L``, ``D`` and ``?`` get their own colours) draws a
-    labelled disc on each move's place; ``width`` is the width in pixels (default: the
-    natural size). The game is not changed."""
+    labelled disc on each move's place; ``result`` is the caption of a game that ended
+    outside its rules (a resignation, a loss on time), shown while its rules see no end;
+    ``width`` is the width in pixels (default: the natural size). The game is not
+    changed."""
     chosen: Notation = check_notation(notation)
     if width is not None and not width > 0:
         raise ValueError(f"invalid width {width!r}: expected a positive number")
-    options = Options(chosen, legal, analysis, last_move, marks)
+    options = Options(chosen, legal, analysis, last_move, marks, result)
     svg = Svg()
     view_w, view_h, classes = _drawer(game.name)(game, options, svg)
     return svg.document(view_w, view_h, width, classes)

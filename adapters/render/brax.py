@@ -136,7 +136,7 @@ def render(game: Brax, options: Options, svg: Svg) -> tuple[float, float, str]:
 
     extra = draw_overlays(svg, game, options, anchor, S)
     grid_labels(svg, N, notation, M, S, False, 12, 14)
-    lines = [caption(game), *extra]
+    lines = [caption(game, options), *extra]
     if forced:
         names = " ".join(format_point(p % N, p // N, notation) for p in sorted(forced))
         note = f"Brax! {player_word(game, game.to_move)} must move one of: {names}"

@@ -129,7 +129,7 @@ def render(game: Bricka, options: Options, svg: Svg) -> tuple[float, float, str]
 
     extra = draw_overlays(svg, game, options, anchor, S)
     grid_labels(svg, GRID, notation, M, S, False, 8, 13)
-    lines = [caption(game), *extra]
+    lines = [caption(game, options), *extra]
     if blocked:
         lines[0] += " (grey cells: blocked)"
     bottom = M + span + S / 2

@@ -132,7 +132,7 @@ def render(game: Brique, options: Options, svg: Svg) -> tuple[float, float, str]
 
     extra = draw_overlays(svg, game, options, anchor, S)
     grid_labels(svg, n, notation, M, S, True, BAR + 20, 14)
-    lines = [caption(game), *extra]
+    lines = [caption(game, options), *extra]
     if fills and not game.is_over():
         lines[0] += " (dashed: squares a move would fill)"
     draw_caption(svg, view_w / 2, M + side + 52, lines[:2], 14)

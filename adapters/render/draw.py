@@ -127,6 +127,8 @@ class Options:
     last_move: bool
     #: A short label per move (``W``, ``L``, ``D``, ``?``: a map of solved values).
     marks: Mapping[Any, str] | None = None
+    #: The caption of a game that ended outside its rules (a resignation, a loss on time).
+    result: str | None = None
 
 
 #: The colour of a mark's disc by its label (a solved value); other labels get ``LABEL``.
@@ -148,9 +150,12 @@ def player_word(game: Game[Any], player: int) -> str:
     return f"p{player + 1} ({words[game.side_of(player)]})"
 
 
-def caption(game: Game[Any]) -> str:
-    """One line under the board: who is to move, or the result with its reason."""
+def caption(game: Game[Any], options: Options | None = None) -> str:
+    """One line under the board: who is to move, or the result with its reason (the
+    caller's ``result`` where the game ended outside its rules)."""
     outcome = game.outcome()
+    if outcome is None and options is not None and options.result:
+        return options.result
     if outcome is None:
         return f"{player_word(game, game.to_move)} to move"
     reason = outcome.reason

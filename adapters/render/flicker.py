@@ -115,7 +115,7 @@ def render(game: Flicker, options: Options, svg: Svg) -> tuple[float, float, str
 
     extra = draw_overlays(svg, game, options, anchor, S)
     grid_labels(svg, n, notation, M, S, False, BAR + 16, 14)
-    lines = [caption(game), *extra]
+    lines = [caption(game, options), *extra]
     if removable or banned is not None or protected is not None:
         lines[0] += " (x: removable; dashed: restricted)"
     bottom = M + span + S / 2

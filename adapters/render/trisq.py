@@ -131,7 +131,7 @@ def render(game: Trisq, options: Options, svg: Svg) -> tuple[float, float, str]:
 
     extra = draw_overlays(svg, game, options, anchor, S * 0.8)
     grid_labels(svg, n, notation, M, S, True, BAR + 20, 14)
-    lines = [caption(game), *extra]
+    lines = [caption(game, options), *extra]
     draw_caption(svg, view_w / 2, M + side + 52, lines[:2], 14)
     view_h = M + side + 52 + 14 * 1.3 * min(len(lines), 2) + 4
     return view_w, view_h, "board trisq"

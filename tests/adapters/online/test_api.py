@@ -188,6 +188,8 @@ def test_illegal_moves_are_refused_with_the_reason(client: TestClient, bots: dic
     move(client, bots["alpha"], game, 0, "c3")
     answer = move(client, bots["beta"], game, 1, token)
     assert answer.status_code == 400 and error in answer.json()["error"].lower()
+    if token:  # the move is named once
+        assert answer.json()["error"].count(token) == 1, answer.json()["error"]
     assert client.get(f"/api/game/{game}").json()["ply"] == 1
 
 

@@ -129,6 +129,8 @@ def test_resignation_and_forfeit(client: TestClient, bots: dict[str, str], reaso
         end = until(ws, "game_end")["game"]
     assert end["result"] == {"winner": "b", "reason": kind, "text": text}
     assert client.get(f"/api/game/{game}").json()["result"] == end["result"]
+    picture = client.get(f"/api/game/{game}/svg").text
+    assert f"Black wins: {text}" in picture and "to move" not in picture
     again = client.post(f"/api/game/{game}/resign", json={}, headers=auth(bots["alpha"]))
     assert again.status_code == 409
 
