@@ -101,18 +101,15 @@ class Solver:
         self, game: Game[Any], memory_mb: float = 256.0, eps: float = 0.25,
         max_depth: int | None = None,
     ) -> None:
-        import importlib
-
         from engine.search import kernels
 
         if game.name not in kernels.KERNELS:
             raise ValueError(f"{game.title} has no compiled rules to solve with")
-        kernels.configure()
         module_name, _, codec_name = kernels.KERNELS[game.name].partition(":")
-        codec = getattr(importlib.import_module(module_name), codec_name)()
+        codec = getattr(kernels.import_module(module_name), codec_name)()
         if not codec.supports(game):
             raise ValueError(f"the compiled rules of {game.title} do not cover these options")
-        from engine.search.kernels import dfpn
+        dfpn = kernels.import_module("engine.search.kernels.dfpn")
 
         self.dfpn = dfpn
         self.codec = codec

@@ -28,6 +28,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, TextIO
 
 from engine.games.core import Game
@@ -83,14 +84,25 @@ class _Compiling:
 
 _compiling = threading.local()
 _listening: list[object] = []
-_listen_lock = threading.Lock()
+#: Held while numba or a kernel module is imported: two threads importing numba at once
+#: (a kernel loading in the background, the solver in the foreground) can each see the
+#: other's half-initialised modules ("partially initialized module 'numba'").
+_import_lock = threading.RLock()
+
+
+def import_module(name: str) -> ModuleType:
+    """Import the kernel module ``name`` (and numba with it) under the import lock, with
+    numba's cache pointed at :func:`cache_dir` first."""
+    with _import_lock:
+        configure()
+        return importlib.import_module(name)
 
 
 def _listen() -> None:
     """Register, once, a listener for numba's compile events (numba.core.event): the first
     one of a load on a thread marks its compilation as started. A function that numba
     finds in its cache sends none."""
-    with _listen_lock:
+    with _import_lock:
         if _listening:
             return
         from numba.core import event
@@ -136,6 +148,12 @@ def load(name: str) -> KernelSearcher:
     with _lock:
         if name in _ready:
             return _ready[name]
+        loader = _loading.get(name)
+    if loader is not None and loader is not threading.current_thread():
+        loader.join()  # a background load of this kernel: wait for it, not load it twice
+        with _lock:
+            if name in _ready:
+                return _ready[name]
     target = KERNELS[name]
     start = time.perf_counter()
     configure()
@@ -145,10 +163,9 @@ def load(name: str) -> KernelSearcher:
     game = new_game(name)
     with telling_compiles(game.title):
         # inside: a module may compile its helpers of fixed types when it is imported
-        module = importlib.import_module(module_name)
-        from engine.search.kernels.mcts import KernelSearcher
-
-        searcher = KernelSearcher(getattr(module, codec_name)())
+        module = import_module(module_name)
+        mcts = import_module("engine.search.kernels.mcts")
+        searcher: KernelSearcher = mcts.KernelSearcher(getattr(module, codec_name)())
         searcher.warm(game)
     with _lock:
         load_seconds.setdefault(name, time.perf_counter() - start)
@@ -190,7 +207,7 @@ def searcher_for(game: Game[Any], *, wait: bool = False) -> Searcher | None:
             target=_load_quietly, args=(name,), name=f"kernel-{name}", daemon=True
         )
         _loading[name] = thread
-    thread.start()
+        thread.start()  # under the lock: a load() that finds it can join it
     return None
 
 
