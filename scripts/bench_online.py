@@ -27,7 +27,6 @@ import random
 import resource
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -42,6 +41,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from engine.games.core import Game
 from engine.games.registry import new_game
+from scripts.bench_web import cpu_seconds, free_port
 
 SCRIPT = Path(sys.executable).with_name("gtpgames")
 COMMAND = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "gtpgames"]
@@ -50,19 +50,6 @@ GAMES: list[tuple[str, dict[str, str]]] = [
     ("brique", {"size": "7"}), ("trisq", {"size": "5"}), ("flicker", {"size": "7"}),
     ("brax", {}), ("bricka", {})]
 GAMES_PER_PAIR = 10
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def cpu_seconds(pid: int) -> float:
-    """User and system CPU time of a running process so far (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def rss_mb(pid: int) -> float:

@@ -18,11 +18,8 @@ from typing import Any
 
 import pytest
 
+from tests.adapters.web_helpers import CHROMIUM, free_port
 from tests.protocol.test_e2e import COMMAND
-
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 pytestmark = [
     pytest.mark.slow,
@@ -36,13 +33,6 @@ OPTIONS: dict[str, dict[str, str]] = {
     "brax": {"hunt": "on"}, "bricka": {},
 }
 MOVE_LIMIT = 2000
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @pytest.fixture(scope="module")
@@ -63,22 +53,6 @@ def server() -> Iterator[str]:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture(scope="module")
-def shots() -> Path:
-    path = Path(os.environ.get("GTPGAMES_SCREENSHOTS") or tempfile.mkdtemp(prefix="gtpgames-"))
-    path.mkdir(parents=True, exist_ok=True)
-    return path
 
 
 def act(page: Any, do: Any) -> dict[str, Any]:

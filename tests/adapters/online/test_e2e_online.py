@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from engine.games.registry import new_game
-from tests.adapters.online.test_process import free_port
+from tests.adapters.web_helpers import free_port
 from tests.protocol.test_e2e import COMMAND, warm
 
 pytestmark = pytest.mark.slow

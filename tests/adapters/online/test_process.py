@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import time
 import urllib.error
@@ -14,14 +13,8 @@ from pathlib import Path
 
 from websockets.sync.client import connect
 
+from tests.adapters.web_helpers import free_port
 from tests.protocol.test_e2e import COMMAND
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def test_serve_process_with_a_bot(tmp_path: Path) -> None:

@@ -15,7 +15,6 @@ import os
 import random
 import socket
 import subprocess
-import tempfile
 import threading
 import time
 import urllib.request
@@ -27,11 +26,9 @@ import pytest
 
 from engine.games.core import Game, GameError
 from engine.games.registry import game_class
+from tests.adapters.web_helpers import CHROMIUM, free_port
 from tests.protocol.test_e2e import COMMAND
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 BOT = "randbot"
 PERSON, PASSWORD = "alice", "correct-horse"
 WAIT = 30_000  # ms: the longest any one step may take
@@ -41,13 +38,6 @@ pytestmark = [
     pytest.mark.skipif(not os.path.exists(CHROMIUM),
                        reason=f"no Chromium at {CHROMIUM} (apt-get install chromium)"),
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def position(record: dict[str, Any]) -> Game[Any]:
@@ -154,22 +144,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Random
     finally:
         bot.stop()
         stop_server(proc)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture(scope="module")
-def shots() -> Path:
-    path = Path(os.environ.get("GTPGAMES_SCREENSHOTS") or tempfile.mkdtemp(prefix="gtpgames-"))
-    path.mkdir(parents=True, exist_ok=True)
-    return path
 
 
 def get_json(url: str) -> Any:
