@@ -80,7 +80,8 @@ def winning_by_minimax(game: Game[Any]) -> set[str]:
     [
         ("brique", {"size": 3, "pie": False}),
         ("brique", {"size": 3, "pie": True}),
-        ("flicker", {"size": 3, "pie": False}),
+        # slow (11 s): Flicker's minimax over removals
+        pytest.param("flicker", {"size": 3, "pie": False}, marks=pytest.mark.slow),
     ],
 )
 def test_small_boards_match_minimax(name: str, options: dict[str, object]) -> None:
@@ -180,8 +181,9 @@ def brax_skirmish(rng: random.Random) -> Game[Any]:
 ENDINGS = [
     ("brique", {"size": 5, "pie": True}, None),
     ("flicker", {"size": 4, "pie": True}, None),
-    ("trisq", {"size": 4}, None),
-    ("bricka", {}, None),
+    # slow (8 s and 12 s): the minimax of their endings
+    pytest.param("trisq", {"size": 4}, None, marks=pytest.mark.slow),
+    pytest.param("bricka", {}, None, marks=pytest.mark.slow),
     # slow: most random skirmishes stay too big for minimax for many plies
     pytest.param("brax", {}, brax_skirmish, marks=pytest.mark.slow),
 ]
@@ -261,7 +263,8 @@ def test_checkpoint_resumes(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("name", "options", "moves"), [
     ("brique", {"size": 4, "pie": False}, ""),
-    ("brique", {"size": 5, "pie": True}, "c3 swap b2 b4 d2"),
+    pytest.param("brique", {"size": 5, "pie": True}, "c3 swap b2 b4 d2",
+                 marks=pytest.mark.slow),  # 8 s
     ("flicker", {"size": 4, "pie": False}, "b2 c3 c2 b3"),
 ])
 def test_winning_moves_resolved_from_the_position_after(
