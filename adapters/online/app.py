@@ -495,10 +495,10 @@ def create_app(db: str | Store, limits: Limits | None = None,
             else:
                 raw_bytes = raw.encode()
                 refusal = ""
-            if not bucket.allow():
-                refusal = f"more than {limits.rate:g} messages a second"
-            elif len(raw_bytes) > limits.max_message:
+            allowed = bucket.allow()
+            if len(raw_bytes) > limits.max_message:
                 refusal = f"message too long (at most {limits.max_message} bytes)"
+            message: object = None
             if not refusal and raw is not None:
                 try:
                     message = json.loads(raw)
@@ -507,10 +507,16 @@ def create_app(db: str | Store, limits: Limits | None = None,
                 else:
                     if not isinstance(message, dict) or not isinstance(message.get("type"), str):
                         refusal = "expected a JSON object with a type"
+            if not refusal and not allowed:
+                refusal = f"more than {limits.rate:g} messages a second"
             if refusal:
                 who_ = conn.account.name if conn.account else "a watcher"
                 log.warning("refused %s on %s: %s", who_, where, refusal)
-                await conn.send({"type": "error", "message": refusal})
+                error_message: dict[str, Any] = {"type": "error", "message": refusal}
+                game = message.get("game") if isinstance(message, dict) else None
+                if isinstance(game, int) and not isinstance(game, bool):
+                    error_message["game"] = game  # so that a bot can send its move again
+                await conn.send(error_message)
                 continue
             yield message
 

@@ -333,6 +333,10 @@ def test_rate_limit_per_connection(server: Server, db: str, clock: FakeClock) ->
             assert ws.receive_json() == {"type": "pong"}
         ws.send_json({"type": "ping"})
         assert ws.receive_json()["type"] == "error"
+        # a refused move names its game, so that the bot can send it again later
+        ws.send_json({"type": "move", "game": 7, "ply": 0, "move": "c3"})
+        refused = ws.receive_json()
+        assert refused["type"] == "error" and refused["game"] == 7, refused
 
 
 def test_challenges_reach_the_bots(client: TestClient, bots: dict[str, str]) -> None:
