@@ -562,12 +562,13 @@ class Tree:
 
 
 @jit
-def compact(old: Any, top: int, new: Any) -> int:
+def compact(old: Any, top: int, new: Any, queue: Any) -> int:
     """Copy the subtree of ``old`` under node ``top`` into the empty tree ``new`` (``top``
-    becomes node 0, children stay contiguous); return the number of nodes copied."""
+    becomes node 0, children stay contiguous); return the number of nodes copied. ``queue``
+    is scratch space for as many entries as ``old`` has nodes (the kernels allocate
+    nothing)."""
     ov, ow, oa, ob, om, of, oc, op, ometa = old
     nv, nw, na, nb, nm, nf, nc, nq, nmeta = new
-    queue = np.empty(ometa[M_NODES], dtype=np.int32)
     queue[0] = top
     head = 0
     tail = 1
@@ -639,7 +640,7 @@ class KernelSearcher:
             share = shares[0]
             first = Tree(self.codec, game, self.settings, seeds[0],
                          None if share is None else share + old.used // old.most + 1)
-            compact(old.tree, node, first.tree)
+            compact(old.tree, node, first.tree, np.empty(old.used, dtype=np.int32))
         else:
             first = Tree(self.codec, game, self.settings, seeds[0], shares[0])
         trees = [first] + [

@@ -1,0 +1,68 @@
+"""The compiled kernels do no reference counting (docs/design/kernels.md, "Compile options").
+
+numba counts references to arrays with atomic instructions: each time a function takes an
+array from a tuple (a game's tables, the tree) or passes one to an inlined helper. The kernels
+allocate nothing and keep no array, so they are compiled without it; these tests check that
+every kernel entry point is, and that those options leave no counting in a loop over a tuple
+of arrays.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+
+def _llvm(options: dict[str, Any]) -> str:
+    """The LLVM code of a kernel-like loop compiled with ``options``: arrays taken from a
+    tuple, and an inlined helper given an array."""
+    import numba
+
+    from engine.search.kernels.rt import rand_below
+
+    def sum_rows(tables: Any, n: int) -> int:
+        total = 0
+        for i in range(n):
+            nbr = tables[0]
+            total += nbr[i % nbr.shape[0]] + rand_below(tables[1], 7)
+        return total
+
+    fn = numba.njit(**options)(sum_rows)
+    tables = (np.arange(5, dtype=np.int32), np.ones(1, dtype=np.uint64))
+    fn(tables, 10)
+    return "\n".join(fn.inspect_llvm().values())
+
+
+def test_kernel_options_compile_no_reference_counting() -> None:
+    from engine.search.kernels import rt
+
+    # numba's default options count references in this loop (the test can see them)...
+    assert "NRT_incref" in _llvm({"nogil": True})
+    # ...and the kernels' options do not.
+    assert "NRT_incref" not in _llvm(rt.OPTIONS)
+    assert "NRT_decref" not in _llvm(rt.OPTIONS)
+
+
+def test_every_kernel_entry_point_is_compiled_with_the_kernel_options() -> None:
+    import numba
+
+    from engine.search import kernels
+    from engine.search.kernels import dfpn, mcts, rt
+
+    kernels.import_module("engine.search.kernels.brax")  # its call check: rt.typed
+    entry_points = [
+        value
+        for module in (mcts, dfpn)
+        for value in vars(module).values()
+        if isinstance(value, numba.core.registry.CPUDispatcher)
+    ]
+    names = {fn.py_func.__name__ for fn in entry_points}
+    assert {"run", "playouts", "probe", "compact", "search", "rules"} <= names
+    for fn in entry_points:
+        assert fn.targetoptions.get("_nrt") is False, fn.py_func.__name__
+    # the game rules behind the stubs: compiled with the same options
+    assert rt._OPTIONS["_nrt"] is False
