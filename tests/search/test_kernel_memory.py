@@ -49,23 +49,24 @@ def test_kernel_options_compile_no_reference_counting() -> None:
     assert "NRT_decref" not in _llvm(rt.OPTIONS)
 
 
-def test_every_kernel_entry_point_is_compiled_with_the_kernel_options() -> None:
+def test_the_search_kernels_and_the_rules_are_compiled_with_the_kernel_options() -> None:
     import numba
 
     from engine.search import kernels
-    from engine.search.kernels import dfpn, mcts, rt
+    from engine.search.kernels import mcts, rt
 
     kernels.import_module("engine.search.kernels.brax")  # its call check: rt.typed
     entry_points = [
         value
-        for module in (mcts, dfpn)
-        for value in vars(module).values()
+        for value in vars(mcts).values()
         if isinstance(value, numba.core.registry.CPUDispatcher)
     ]
     names = {fn.py_func.__name__ for fn in entry_points}
-    assert {"run", "playouts", "probe", "compact", "search", "rules"} <= names
+    assert {"run", "playouts", "probe", "compact", "copy_into"} <= names
     for fn in entry_points:
         assert fn.targetoptions.get("_nrt") is False, fn.py_func.__name__
+    brax = kernels.import_module("engine.search.kernels.brax")
+    assert brax._call_ok.targetoptions.get("_nrt") is False
     # the game rules behind the stubs: compiled with the same options
     assert rt._OPTIONS["_nrt"] is False
 

@@ -40,7 +40,7 @@ from engine.search.kernels.rt import (
     copy_into,
     i64,
     inline,
-    jit,
+    kernel,
     new_rng,
     r_legal,
     r_play,
@@ -191,7 +191,7 @@ def _step(t: Any, s: Any, w: Any, mv: Any, path: Any, pl: Any, depth: int, child
     return int(r_winner(t, s))
 
 
-@jit
+@kernel
 def run(t: Any, root: Any, tree: Any, scratch: Any, rng: Any, params: Any, iters: int) -> int:
     """Run ``iters`` iterations (fewer if the root gets proven); return how many ran."""
     visits, wins, amv, amw, mv, first, count, proof, meta = tree
@@ -298,7 +298,7 @@ def run(t: Any, root: Any, tree: Any, scratch: Any, rng: Any, params: Any, iters
     return done
 
 
-@jit
+@kernel
 def playouts(
     t: Any, root: Any, scratch: Any, rng: Any, knowledge: int, n: int, stats: Any
 ) -> int:
@@ -330,7 +330,7 @@ def playouts(
     return wins
 
 
-@jit
+@kernel
 def probe(
     t: Any, s: Any, w: Any, out: Any, rng: Any, rec: Any, op: int, move: int, knowledge: int
 ) -> int:
@@ -589,7 +589,7 @@ class Tree:
         return int(self.tree[8][M_NODES])
 
 
-@jit
+@kernel
 def compact(old: Any, top: int, new: Any, queue: Any) -> int:
     """Copy the subtree of ``old`` under node ``top`` into the empty tree ``new`` (``top``
     becomes node 0, children stay contiguous); return the number of nodes copied. ``queue``

@@ -32,18 +32,25 @@ from numba.extending import overload  # noqa: E402
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-#: The options every kernel function is compiled with: release the GIL, and no reference
-#: counting (numba's ``_nrt``). The kernels never allocate an array nor keep one: every array
-#: they touch belongs to the Python caller for the whole call. With reference counting on,
-#: numba increments and decrements an array's count with an atomic instruction each time the
-#: array is taken from a tuple (the tables, the tree) or passed to an inlined helper, which
-#: took 30-45% of a Bricka playout; and the threads of a search, which share the game's
+#: The options the search kernels and the game rules are compiled with: release the GIL, and
+#: no reference counting (numba's ``_nrt``). They never allocate an array nor keep one: every
+#: array they touch belongs to the Python caller for the whole call. With reference counting
+#: on, numba increments and decrements an array's count with an atomic instruction each time
+#: the array is taken from a tuple (the tables, the tree) or passed to an inlined helper,
+#: which took 30-45% of a Bricka playout; and the threads of a search, which share the game's
 #: tables, made those atomics bounce one cache line between the cores.
 OPTIONS: dict[str, Any] = {"nogil": True, "_nrt": False}
 
 
 def jit(fn: F) -> F:
-    """Compile ``fn`` with numba in nopython mode, cached on disk, with :data:`OPTIONS`."""
+    """Compile ``fn`` with numba in nopython mode, cached on disk, releasing the GIL, with
+    reference counting: for a function that makes arrays (a slice of a 2-d array is one)."""
+    return cast(F, numba.njit(cache=True, nogil=True)(fn))
+
+
+def kernel(fn: F) -> F:
+    """Compile ``fn`` as :func:`jit` does but with :data:`OPTIONS` (no reference counting): a
+    function that makes no array. One that did would not compile ("NRT required")."""
     return cast(F, numba.njit(cache=True, **OPTIONS)(fn))
 
 
