@@ -440,6 +440,22 @@ SOLVER_RED = "c7 e5 c9 f7"
 SOLVER_BLUE = "d6 d8"
 
 
+def test_a_side_with_more_than_seven_pieces_keeps_the_python_search(codec: Any) -> None:
+    # A set-up position may hold more pieces than the start; the arrays hold seven a side.
+    import random as _random
+
+    from engine.search import kernels
+    from engine.search.mcts import MctsPlayer
+
+    game = Brax.from_position({"red": "a1 b1 c1 d1 e1 f1 g1 h1 i1", "blue": "e9"}, "red")
+    assert not codec.supports(game)
+    assert kernels.searcher_for(game, wait=True) is None
+    move = MctsPlayer(_random.Random(1)).choose_move(game, Limit(playouts=50))
+    assert game.is_legal(move)
+    seven = Brax.from_position({"red": "a1 b1 c1 d1 e1 f1 g1", "blue": "e9"}, "red")
+    assert codec.supports(seven)
+
+
 @pytest.mark.parametrize("options", [{"players": 3}, {"players": 4}, {"hunt": True}])
 def test_variants_keep_the_python_search(codec: Any, options: dict[str, object]) -> None:
     from engine.search import kernels

@@ -59,8 +59,10 @@ POINTS = N * N
 #: Paths per point: 4 one-step directions, then 4 x 3 two-step paths.
 PATHS = 16
 CODES = POINTS * PATHS * 2
+#: The most pieces a side has (a game set up with more keeps the Python search: ``supports``).
+PIECES = 7
 #: The most legal codes: 7 pieces, 16 paths, with and without the call.
-MOST = 7 * PATHS * 2
+MOST = PIECES * PATHS * 2
 #: Direction steps (north, east, south, west) as (df, dr).
 DIRECTIONS = ((0, 1), (1, 0), (0, -1), (-1, 0))
 #: Second direction of two-step path j (0 straight, 1 right, 2 left) after direction d.
@@ -73,8 +75,9 @@ CUTOFF = 24
 (TO_MOVE, RESULT, FORCED_LO, FORCED_HI, CALLED, _CALLED_BLUE, PREV, QUIET, COUNT, _COUNT_BLUE,
  KEY, NKEYS) = range(POINTS, POINTS + 12)
 KEYS = POINTS + 12
-#: Work array (int32): the playout's paths, their captures and the picks.
-WORK = 3 * 7 * PATHS
+#: Work array (int32): the playout's paths, their captures and the picks, then each side's
+#: pieces (:data:`PIECES` entries a side, in increasing point order).
+WORK = 3 * PIECES * PATHS + 2 * PIECES
 
 
 class BraxTables(NamedTuple):
@@ -98,6 +101,9 @@ class BraxTables(NamedTuple):
     #: pcol[p, k]: for a two-step path the colour of both lines (-1: two colours or off the
     #: board); -2 for the one-step paths (any colour)
     pcol: np.ndarray[Any, np.dtype[np.int64]]
+    #: two[a, p, j] = (k, mid, end): the two-step paths k from p along lines of side a's
+    #: colour, in increasing k, -1 padded (the paths a piece of side a may take in two steps)
+    two: np.ndarray[Any, np.dtype[np.int64]]
     #: att_end[a, t, j] = (q, m): a piece of side a on q reaches t in two steps through m
     att_end: np.ndarray[Any, np.dtype[np.int64]]
     #: att_mid[a, t, j] = (q, e): a piece of side a on q passes t on the way to e
@@ -139,6 +145,17 @@ def tables_for(repetition: bool, nocapture: bool) -> BraxTables:
                     end[p, k] = e
                     if COLOUR[p][q] == COLOUR[q][e]:
                         pcol[p, k] = COLOUR[p][q]
+        rows = [
+            [[(k, mid[p, k], end[p, k]) for k in range(4, PATHS) if pcol[p, k] == a]
+             for p in range(POINTS)]
+            for a in range(2)
+        ]
+        two = np.full((2, POINTS, max(len(row) for side in rows for row in side), 3), -1,
+                      dtype=I64)
+        for a, side in enumerate(rows):
+            for p, row in enumerate(side):
+                for j, entry in enumerate(row):
+                    two[a, p, j] = entry
         ends: list[list[list[tuple[int, int]]]] = [[[] for _ in range(POINTS)] for _ in range(2)]
         mids: list[list[list[tuple[int, int]]]] = [[[] for _ in range(POINTS)] for _ in range(2)]
         for a in range(2):
@@ -162,7 +179,7 @@ def tables_for(repetition: bool, nocapture: bool) -> BraxTables:
         )
         _TABLES[key] = BraxTables(
             int(repetition), int(nocapture), CAPTURE_RATE, SAMPLES, MAX_PLIES, CUTOFF,
-            step, mid, end, pcol, padded(ends), padded(mids), zob,
+            step, mid, end, pcol, two, padded(ends), padded(mids), zob,
         )
     return _TABLES[key]
 
@@ -201,11 +218,12 @@ def _paths(t: Any, s: Any, p: int, me: int, out: Any, caps: Any, n: int) -> int:
             if track:
                 caps[n] = 1 if s[e] == enemy else 0
             n += 1
-    for k in range(4, PATHS):
-        if t.pcol[p, k] != me:
-            continue
-        x = s[t.mid[p, k]]
-        y = s[t.end[p, k]]
+    for j in range(t.two.shape[2]):
+        k = t.two[me, p, j, 0]
+        if k < 0:
+            break
+        x = s[t.two[me, p, j, 1]]
+        y = s[t.two[me, p, j, 2]]
         if x == 0:
             if y != mine:
                 out[n] = base + 2 * k
@@ -226,16 +244,57 @@ def _plain(t: Any, s: Any, out: Any, caps: Any) -> int:
     paths if one of them can move, else every piece's); return how many."""
     me = s[TO_MOVE]
     mine = me + 1
+    restrict = s[FORCED_LO] != 0 or s[FORCED_HI] != 0
     n = 0
-    if s[FORCED_LO] != 0 or s[FORCED_HI] != 0:
+    while True:  # one call site of _paths: each is compiled again
         for p in range(POINTS):
-            if s[p] == mine and _forced_at(s, p):
+            if s[p] == mine and (not restrict or _forced_at(s, p)):
                 n = _paths(t, s, p, me, out, caps, n)
-    if n == 0:
-        for p in range(POINTS):
-            if s[p] == mine:
+        if n > 0 or not restrict:
+            return n
+        restrict = False
+
+
+@inline
+def _listed(t: Any, s: Any, pieces: Any, count: int, out: Any, caps: Any) -> int:
+    """:func:`_plain` over the mover's pieces as listed in ``pieces`` (``count`` of them, in
+    increasing point order: the same codes in the same order, without scanning the board)."""
+    me = s[TO_MOVE]
+    restrict = s[FORCED_LO] != 0 or s[FORCED_HI] != 0
+    n = 0
+    while True:  # the forced pieces' paths, else (none can move) every piece's: X11
+        for i in range(count):
+            p = pieces[i]
+            if not restrict or _forced_at(s, p):
                 n = _paths(t, s, p, me, out, caps, n)
-    return n
+        if n > 0 or not restrict:
+            return n
+        restrict = False
+
+
+@inline
+def _moved(pieces: Any, count: int, p: int, e: int) -> None:
+    """The listed piece on ``p`` moved to ``e``: the list stays in increasing point order."""
+    i = 0
+    while pieces[i] != p:
+        i += 1
+    while i > 0 and pieces[i - 1] > e:
+        pieces[i] = pieces[i - 1]
+        i -= 1
+    while i + 1 < count and pieces[i + 1] < e:
+        pieces[i] = pieces[i + 1]
+        i += 1
+    pieces[i] = e
+
+
+@inline
+def _taken(pieces: Any, count: int, p: int) -> None:
+    """The listed piece on ``p`` was captured: the later ones move down one place."""
+    i = 0
+    while pieces[i] != p:
+        i += 1
+    for j in range(i, count - 1):
+        pieces[j] = pieces[j + 1]
 
 
 @inline
@@ -491,15 +550,28 @@ def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
     counts, so a side far ahead still gains by the next capture and loses by the next loss
     (a logistic of the lead saturates there), and a level position still to be fought is a
     coin toss, worth more than a dead draw to a search with contempt."""
-    width = 7 * PATHS
+    width = PIECES * PATHS
     out = w[0:width]
     caps = w[width: 2 * width]
     picks = w[2 * width: 3 * width]
+    # Each side's pieces, in increasing point order (side a's from PIECES * a), so that a turn
+    # lists its paths from the pieces and not from a scan of the board.
+    pieces = w[3 * width: 3 * width + 2 * PIECES]
+    red = 0
+    blue = PIECES
+    for p in range(POINTS):
+        if s[p] == 1:
+            pieces[red] = p
+            red += 1
+        elif s[p] == 2:
+            pieces[blue] = p
+            blue += 1
     count = 0
     bound = t.max_plies if knowledge < 2 else min(t.max_plies, t.cutoff)
     while s[RESULT] < 0 and count < bound:
         me = s[TO_MOVE]
-        n = _plain(t, s, out, caps)
+        mine = pieces[PIECES * me: PIECES * me + PIECES]
+        n = _listed(t, s, mine, s[COUNT + me], out, caps)
         if n == 0:  # X12 (cannot happen with two players: see _play)
             s[RESULT] = 1 - me
             break
@@ -538,6 +610,15 @@ def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
         rec[1 + 2 * count] = move
         rec[2 + 2 * count] = me
         count += 1
+        p, m, e = _path(t, move)
+        theirs = pieces[PIECES * (1 - me): PIECES * (1 - me) + PIECES]
+        left = s[COUNT + 1 - me]  # _play counts the pieces taken
+        if m >= 0 and s[m] != 0:
+            _taken(theirs, left, m)
+            left -= 1
+        if s[e] != 0:
+            _taken(theirs, left, e)
+        _moved(mine, s[COUNT + me], p, e)
         r_play(t, s, w, move)
     rec[0] = count
     result = s[RESULT]
@@ -593,6 +674,8 @@ class BraxCodec(Codec):
             isinstance(game, Brax)
             and int(game.options["players"]) == 2
             and not game.options["hunt"]
+            # the arrays hold the moves of seven pieces a side (a set-up position may have more)
+            and max(game._board.count(1), game._board.count(2)) <= PIECES
         )
 
     def tables(self, game: Game[Any]) -> BraxTables:

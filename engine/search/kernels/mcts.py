@@ -40,7 +40,7 @@ from engine.search.kernels.rt import (
     copy_into,
     i64,
     inline,
-    jit,
+    kernel,
     new_rng,
     r_legal,
     r_play,
@@ -191,7 +191,7 @@ def _step(t: Any, s: Any, w: Any, mv: Any, path: Any, pl: Any, depth: int, child
     return int(r_winner(t, s))
 
 
-@jit
+@kernel
 def run(t: Any, root: Any, tree: Any, scratch: Any, rng: Any, params: Any, iters: int) -> int:
     """Run ``iters`` iterations (fewer if the root gets proven); return how many ran."""
     visits, wins, amv, amw, mv, first, count, proof, meta = tree
@@ -298,7 +298,7 @@ def run(t: Any, root: Any, tree: Any, scratch: Any, rng: Any, params: Any, iters
     return done
 
 
-@jit
+@kernel
 def playouts(
     t: Any, root: Any, scratch: Any, rng: Any, knowledge: int, n: int, stats: Any
 ) -> int:
@@ -330,7 +330,7 @@ def playouts(
     return wins
 
 
-@jit
+@kernel
 def probe(
     t: Any, s: Any, w: Any, out: Any, rng: Any, rec: Any, op: int, move: int, knowledge: int
 ) -> int:
@@ -444,6 +444,34 @@ _PROOF_OF_CHILD: dict[int, Proof] = {1: "win", -1: "loss"}
 _PROOF_OF_ROOT: dict[int, Proof] = {1: "loss", -1: "win"}
 
 
+#: Bytes kept free on each side of a search's arrays (two cache lines: one, and the
+#: neighbour a processor may fetch with it).
+GUARD = 128
+
+
+def apart(
+    length: int, dtype: Any, fill: float = 0, like: np.ndarray[Any, Any] | None = None
+) -> np.ndarray[Any, Any]:
+    """A 1-d array of ``length`` entries (``fill``, or a copy of ``like``) in memory of its
+    own: :data:`GUARD` bytes of unused space on each side, so that no cache line holds both
+    it and another array. The trees of a search on several threads are written at once, each
+    by its thread; where two small arrays of two trees (a playout's work array, the state)
+    shared a cache line, every write of one thread took the line from the other core (false
+    sharing)."""
+    pad = -(-GUARD // np.dtype(dtype).itemsize)
+    block = np.zeros(length + 2 * pad, dtype=dtype) if fill == 0 else np.full(
+        length + 2 * pad, fill, dtype=dtype)
+    view = block[pad: pad + length]
+    if like is not None:
+        view[:] = like
+    return view
+
+
+def _copy(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """:func:`apart` of a copy of ``a``."""
+    return apart(a.shape[0], a.dtype, like=a)
+
+
 class Tree:
     """The arrays of one search: tree, scratch space, generator state."""
 
@@ -461,17 +489,17 @@ class Tree:
             cap = min(cap, (iterations + 1) * most + 1)
         cap = max(cap, 4 * most + 1)
         self.tables = codec.tables(game)
-        self.root = codec.state(game)
+        self.root = _copy(codec.state(game))
         self.tree: tuple[np.ndarray[Any, Any], ...] = (
-            np.zeros(cap, dtype=np.int32),
-            np.zeros(cap, dtype=np.float64),
-            np.zeros(cap, dtype=np.float64),
-            np.zeros(cap, dtype=np.float64),
-            np.full(cap, -1, dtype=np.int32),
-            np.full(cap, -1, dtype=np.int32),
-            np.zeros(cap, dtype=np.int32),
-            np.zeros(cap, dtype=np.int8),
-            np.zeros(N_META, dtype=np.int64),
+            apart(cap, np.int32),
+            apart(cap, np.float64),
+            apart(cap, np.float64),
+            apart(cap, np.float64),
+            apart(cap, np.int32, -1),
+            apart(cap, np.int32, -1),
+            apart(cap, np.int32),
+            apart(cap, np.int8),
+            apart(N_META, np.int64),
         )
         self.tree[8][M_NODES] = 1
         self.codec = codec
@@ -481,22 +509,22 @@ class Tree:
         depth = codes + 8
         plies = codec.plies(game)
         self.scratch: tuple[np.ndarray[Any, Any], ...] = (
-            self.root.copy(),
-            np.zeros(work, dtype=np.int32),
-            np.zeros(most, dtype=np.int32),
-            np.zeros(2 * (plies + depth) + 2, dtype=np.int32),
-            np.zeros(depth, dtype=np.int32),
-            np.zeros(depth, dtype=np.int32),
-            np.zeros(codes, dtype=np.int64),
-            np.zeros(codes, dtype=np.int32),
-            self.root.copy(),
+            _copy(self.root),
+            apart(work, np.int32),
+            apart(most, np.int32),
+            apart(2 * (plies + depth) + 2, np.int32),
+            apart(depth, np.int32),
+            apart(depth, np.int32),
+            apart(codes, np.int64),
+            apart(codes, np.int32),
+            _copy(self.root),
             # GRAVE's reference AMAF statistics, per player and move code
-            np.zeros(2 * codes, dtype=np.float64),
-            np.zeros(2 * codes, dtype=np.float64),
-            np.zeros(2 * codes, dtype=np.int64),
+            apart(2 * codes, np.float64),
+            apart(2 * codes, np.float64),
+            apart(2 * codes, np.int64),
         )
-        self.rng = new_rng(seed)
-        self.params = settings.array()
+        self.rng = _copy(new_rng(seed))
+        self.params = _copy(settings.array())
 
     def run(self, iters: int) -> int:
         done: int = run(self.tables, self.root, self.tree, self.scratch, self.rng,
@@ -561,13 +589,14 @@ class Tree:
         return int(self.tree[8][M_NODES])
 
 
-@jit
-def compact(old: Any, top: int, new: Any) -> int:
+@kernel
+def compact(old: Any, top: int, new: Any, queue: Any) -> int:
     """Copy the subtree of ``old`` under node ``top`` into the empty tree ``new`` (``top``
-    becomes node 0, children stay contiguous); return the number of nodes copied."""
+    becomes node 0, children stay contiguous); return the number of nodes copied. ``queue``
+    is scratch space for as many entries as ``old`` has nodes (the kernels allocate
+    nothing)."""
     ov, ow, oa, ob, om, of, oc, op, ometa = old
     nv, nw, na, nb, nm, nf, nc, nq, nmeta = new
-    queue = np.empty(ometa[M_NODES], dtype=np.int32)
     queue[0] = top
     head = 0
     tail = 1
@@ -639,7 +668,7 @@ class KernelSearcher:
             share = shares[0]
             first = Tree(self.codec, game, self.settings, seeds[0],
                          None if share is None else share + old.used // old.most + 1)
-            compact(old.tree, node, first.tree)
+            compact(old.tree, node, first.tree, np.empty(old.used, dtype=np.int32))
         else:
             first = Tree(self.codec, game, self.settings, seeds[0], shares[0])
         trees = [first] + [

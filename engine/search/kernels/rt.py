@@ -32,15 +32,32 @@ from numba.extending import overload  # noqa: E402
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+#: The options the search kernels and the game rules are compiled with: release the GIL, and
+#: no reference counting (numba's ``_nrt``). They never allocate an array nor keep one: every
+#: array they touch belongs to the Python caller for the whole call. With reference counting
+#: on, numba increments and decrements an array's count with an atomic instruction each time
+#: the array is taken from a tuple (the tables, the tree) or passed to an inlined helper,
+#: which took 30-45% of a Bricka playout; and the threads of a search, which share the game's
+#: tables, made those atomics bounce one cache line between the cores.
+OPTIONS: dict[str, Any] = {"nogil": True, "_nrt": False}
+
+
 def jit(fn: F) -> F:
-    """Compile ``fn`` with numba in nopython mode, cached on disk, releasing the GIL."""
+    """Compile ``fn`` with numba in nopython mode, cached on disk, releasing the GIL, with
+    reference counting: for a function that makes arrays (a slice of a 2-d array is one)."""
     return cast(F, numba.njit(cache=True, nogil=True)(fn))
+
+
+def kernel(fn: F) -> F:
+    """Compile ``fn`` as :func:`jit` does but with :data:`OPTIONS` (no reference counting): a
+    function that makes no array. One that did would not compile ("NRT required")."""
+    return cast(F, numba.njit(cache=True, **OPTIONS)(fn))
 
 
 def inline(fn: F) -> F:
     """A helper compiled into each caller (numba IR inlining): no call, and no reference
     counting of the array arguments, which costs more than the body of a small helper."""
-    return cast(F, numba.njit(cache=True, nogil=True, inline="always")(fn))
+    return cast(F, numba.njit(cache=True, inline="always", **OPTIONS)(fn))
 
 
 def typed(result: Any, *arguments: Any) -> Callable[[F], F]:
@@ -52,7 +69,7 @@ def typed(result: Any, *arguments: Any) -> Callable[[F], F]:
     or reads it from the cache), and callers' arguments are converted to its types."""
 
     def decorate(fn: F) -> F:
-        return cast(F, numba.njit(result(*arguments), cache=True, nogil=True)(fn))
+        return cast(F, numba.njit(result(*arguments), cache=True, **OPTIONS)(fn))
 
     return decorate
 
@@ -77,7 +94,7 @@ def register(tables: type, **impls: Callable[..., Any]) -> None:
 #: overload by the options of the function being compiled when it is called, so a rule called
 #: both from the loop and from another rule (a playout that lists the legal moves) would
 #: otherwise be compiled twice.
-_OPTIONS: Any = {"nogil": True, "no_cpython_wrapper": False}
+_OPTIONS: Any = {**OPTIONS, "no_cpython_wrapper": False}
 
 
 def _resolve(name: str, tables_type: Any) -> Callable[..., Any] | None:
