@@ -266,7 +266,10 @@ def search(
 def rules(t: Any, s: Any, w: Any, out: Any, op: int, move: int) -> int:
     """The rules one at a time for the Python driver: ``op`` 0 writes the legal moves to
     ``out`` and returns their number, 1 plays ``move``, 2 returns the result so far (as
-    ``r_winner``), 3 the player to move."""
+    ``r_winner``), 3 the player to move, 4 the table's key of the state (``r_key``, as a
+    signed int)."""
+    if op == 4:
+        return int(np.int64(r_key(t, s)))
     if op == 0:
         return r_legal(t, s, out)
     if op == 1:
