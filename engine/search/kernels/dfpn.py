@@ -13,10 +13,11 @@ move). A draw, or a win of the other side, disproves. A game with draws is solve
 searches, one per attacker (:mod:`engine.search.solve`).
 
 The transposition table is a fixed set of arrays (bounded memory), in buckets of four entries
-keyed by a 64-bit hash of the whole state array and the attacker; a new entry replaces the
-entry of the bucket whose subtree took the least work. The state arrays of the games with a
-repetition rule (Flicker, Brax) hold the keys of the earlier positions, so a position's hash
-includes the history its result depends on, and the graph the search sees has no cycles.
+keyed by a 64-bit hash of the game's key of the state (``r_key``: by default a hash of the
+whole state array) and the attacker; a new entry replaces the entry of the bucket whose
+subtree took the least work. The state arrays of the games with a repetition rule (Flicker,
+Brax) hold the earlier positions that can come back, so a position's key includes the
+history its result depends on, and the graph the search sees has no cycles.
 
 The search runs in slices of at most ``budget`` expanded nodes: its stack lives in the frame
 arrays, so a later call continues where the last one stopped (the caller checks the clock).

@@ -8,12 +8,21 @@ State: the points (0 empty, 1 Black, 2 White), then the player to move, the resu
 0/1 the winner, 2 a draw), the kinds of the last two turns and the last turn's point (for the
 restrictions F4-F6), the number of turns while the swap is to come (0 at the start, 1 on
 White's first turn, counted on from 2 once the swap is spent or the pie rule is off) and the
-point of Black's first stone (for the swap; -2 without it), the number of position keys, and
-the keys of every position of the game so far (F9), the current one last. The codec reads all
-of it from the rules core's current position (a game set up from a position string has a
-short history), never by replaying the history. The rules core keys positions exactly; the
-arrays use 64-bit Zobrist keys (a false repetition needs two of the game's positions to
-collide, odds about 2^-64 per pair).
+point of Black's first stone (for the swap; -2 without it), the number of stones, the key of
+the position, the least number of stones among the record's entries (the number of points
+when there is none), the number of entries, and the record (F9): the positions of the game
+that can still come back. Only positions with at least n^2 - 1 stones ever do in a game
+played from the start (docs/design/kernels.md, "The solver"), so only those are recorded; a
+record the codec sets up from the rules core (a position string's, which could hold any
+position) also keeps its positions with at least one stone less than the board holds, until
+they can no longer come back. An entry is a position's key with its number of stones in the
+low ten bits. The codec reads all of it from the rules core's current position (a game set
+up from a position string has a short history), never by replaying the history. The rules
+core keys positions exactly; the arrays use 64-bit Zobrist keys (a false repetition needs two
+of the game's positions to collide, odds about 2^-54 per pair).
+
+The solver's key of a state (``_key``, registered as ``key``) leaves out what cannot matter
+any more and folds the symmetries the rules keep while the record is empty.
 
 Move codes: a placement i, a removal size + i, the swap 2 size, the pass 2 size + 1. The playout
 plays uniformly random legal moves (drawn by rejection); one longer than four moves per point
