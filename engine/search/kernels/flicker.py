@@ -368,15 +368,14 @@ def _play_hashed(t: Any, s: Any, w: Any, move: int, table: Any, hmask: int) -> N
     instead of a scan of the record, and no entry dropped (the table holds their places)."""
     size = t.n * t.n
     p, kind, point, key = _change(t, s, move)
+    won = kind == K_PLACE and _connects(t, s, w, point, p)
+    if won:
+        s[size + RESULT] = p
     if s[size + STONES] < s[size + LOWEST] and s[size + STONES] < size - 1:
-        if kind == K_PLACE and _connects(t, s, w, point, p):
-            s[size + RESULT] = p
         return
     entry = _entry(s, size)
     h = _slot(s, size + KEYS, table, hmask, entry)
-    if kind == K_PLACE and _connects(t, s, w, point, p):
-        s[size + RESULT] = p
-    elif table[h] >= 0:
+    if not won and table[h] >= 0:
         s[size + RESULT] = 2
     if s[size + STONES] >= size - 1:
         nkeys = s[size + NKEYS]
