@@ -139,23 +139,33 @@ def test_record_keeps_a_set_up_position_only_while_it_can_come_back() -> None:
 
 
 def test_composed_repetition_matches_minimax() -> None:
-    """Every position of Example 4's flips, with its record and without it (where the values
-    differ: the record makes the last flips a draw), solved with one table shared by all:
+    """Every position of Example 4's flips with its record, without it, and with the record's
+    nearly full boards replaced by as many others (a1 of the other colour), where the values
+    differ (the record makes the last flips a draw), solved with one table shared by all:
     the solver's values are minimax's. A key that left out the record would give the
-    positions with the record the values of the ones without."""
+    positions with the record the values of the others."""
     game = Flicker(size=5, pie=False)
     for token in EXAMPLE_4[:25]:
         game.play_text(token)
+
+    def elsewhere(key: str) -> str:
+        exact = int(key, 16)
+        full = sum(1 for i in range(25) if exact >> 2 * i & 3) >= 24
+        return format(exact ^ 3, "x") if full else key  # a1 (never flipped) turned
+
     solver = Solver(game, memory_mb=16)
     differ = 0
     for token in EXAMPLE_4[25:-1]:
         game.play_text(token)
         real = Flicker.from_position_string(game.position_string(), size=5, pie=False)
-        bare = without_record(real)
-        expect_bare, expect_real = minimax(bare.copy()), minimax(real.copy())
-        differ += expect_bare != expect_real
-        assert solver.solve(bare).value == VALUES[expect_bare], token
-        assert solver.solve(real).value == VALUES[expect_real], token
+        fields = real.position_string().split()
+        fields[5] = ",".join(map(elsewhere, fields[5].split(",")))
+        other = Flicker.from_position_string(" ".join(fields), size=5, pie=False)
+        variants = [without_record(real), other, real]
+        expect = [minimax(v.copy()) for v in variants]
+        differ += expect[0] != expect[2] and expect[1] != expect[2]
+        for variant, value in zip(variants, expect, strict=True):
+            assert solver.solve(variant).value == VALUES[value], token
     assert differ >= 2
 
 
@@ -272,6 +282,28 @@ def test_keys_fold_the_symmetries_the_rules_keep() -> None:
     assert key(solver, mirrored(pie_game, "half turn")) == key(solver, pie_game)
     assert key(solver, mirrored(pie_game, "left-right")) != key(solver, pie_game)
     assert key(solver, mirrored(pie_game, "up-down")) != key(solver, pie_game)
+
+
+def test_key_holds_the_record_entries() -> None:
+    """Two states that differ only in one recorded position have different keys; the order
+    of the entries does not matter."""
+    from engine.search.kernels.flicker import KEYS, NKEYS
+
+    game = Flicker(size=N, pie=False)
+    for token in EXAMPLE_4[:30]:
+        game.play_text(token)
+    solver = Solver(game, memory_mb=8)
+    state = solver.state(game)
+    size = N * N
+    count = int(state[size + NKEYS])
+    assert count >= 3
+    mine = solver.rule(state, 4)[0]
+    turned = state.copy()
+    turned[size + KEYS: size + KEYS + count] = state[size + KEYS: size + KEYS + count][::-1]
+    assert solver.rule(turned, 4)[0] == mine
+    changed = state.copy()
+    changed[size + KEYS] ^= 1 << 20  # another position, as many stones
+    assert solver.rule(changed, 4)[0] != mine
 
 
 def test_a_record_turns_folding_off() -> None:
