@@ -1,4 +1,5 @@
-"""Which board symmetries the rules preserve (the solver folds none: see docs/solved.md).
+"""Which board symmetries the rules preserve (the solver folds Flicker's into its table, none
+of Brique's: docs/design/kernels.md, "The solver").
 
 Flicker's rules are symmetric under the mirrors and the half turn of the board (each player's
 edges map to themselves); with the pie rule the swap (a reflection in the diagonal) commutes

@@ -51,7 +51,16 @@ import numpy as np
 from engine.games.brax import CAPTURE_RATE, SAMPLES, Brax, BraxMove
 from engine.games.core import Game
 from engine.search.kernels.mcts import Codec
-from engine.search.kernels.rt import inline, r_play, rand_below, rand_unit, register, typed
+from engine.search.kernels.rt import (
+    finish,
+    inline,
+    mix,
+    r_play,
+    rand_below,
+    rand_unit,
+    register,
+    typed,
+)
 
 I64 = np.int64
 N = 9
@@ -632,6 +641,19 @@ def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
     return 2
 
 
+def _key(t: Any, s: Any) -> Any:
+    """The solver's key of a state: the points and the scalars, and the positions since the
+    last capture as a multiset (their order does not matter to X14; what lies past
+    ``NKEYS`` is left over from before a capture, or the solver's padding)."""
+    h = np.uint64(0xCBF29CE484222325)
+    for i in range(KEYS):
+        h = mix(h, s[i])
+    entries = np.uint64(0)
+    for j in range(s[NKEYS]):
+        entries += finish(np.uint64(s[KEYS + j]))
+    return h ^ entries
+
+
 register(
     BraxTables,
     legal=_legal,
@@ -639,6 +661,7 @@ register(
     winner=_winner,
     to_move=_to_move,
     playout=_playout,
+    key=_key,
 )
 
 

@@ -13,10 +13,11 @@ move). A draw, or a win of the other side, disproves. A game with draws is solve
 searches, one per attacker (:mod:`engine.search.solve`).
 
 The transposition table is a fixed set of arrays (bounded memory), in buckets of four entries
-keyed by a 64-bit hash of the whole state array and the attacker; a new entry replaces the
-entry of the bucket whose subtree took the least work. The state arrays of the games with a
-repetition rule (Flicker, Brax) hold the keys of the earlier positions, so a position's hash
-includes the history its result depends on, and the graph the search sees has no cycles.
+keyed by a 64-bit hash of the game's key of the state (``r_key``: by default a hash of the
+whole state array) and the attacker; a new entry replaces the entry of the bucket whose
+subtree took the least work. The state arrays of the games with a repetition rule (Flicker,
+Brax) hold the earlier positions that can come back, so a position's key includes the
+history its result depends on, and the graph the search sees has no cycles.
 
 The search runs in slices of at most ``budget`` expanded nodes: its stack lives in the frame
 arrays, so a later call continues where the last one stopped (the caller checks the clock).
@@ -30,9 +31,11 @@ import numpy as np
 
 from engine.search.kernels.rt import (
     copy_into,
+    finish,
     i64,
     inline,
     jit,
+    r_key,
     r_legal,
     r_play,
     r_to_move,
@@ -55,24 +58,14 @@ M_STORES = 5  # table writes
 M_MAXDEPTH = 6  # deepest frame used
 N_META = 7
 
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-_P = np.uint64(0x100000001B3)
-_SEED = np.uint64(0xCBF29CE484222325)
 _ATT = np.uint64(0x9E3779B97F4A7C15)
 
 
 @inline
-def state_hash(s: Any, attacker: int) -> Any:
-    """A 64-bit hash (never 0) of the state array ``s`` and the attacker."""
-    h = _SEED
-    for i in range(s.shape[0]):
-        h = (h ^ np.uint64(np.int64(s[i]))) * _P
-        h ^= h >> np.uint64(31)
-    h ^= _ATT * np.uint64(attacker + 1)
-    h = (h ^ (h >> np.uint64(30))) * _M1
-    h = (h ^ (h >> np.uint64(27))) * _M2
-    h ^= h >> np.uint64(31)
+def state_hash(t: Any, s: Any, attacker: int) -> Any:
+    """A 64-bit hash (never 0) of the game's key of the state array ``s`` (``r_key``) and
+    the attacker."""
+    h = finish(r_key(t, s) ^ (_ATT * np.uint64(attacker + 1)))
     if h == np.uint64(0):
         h = np.uint64(1)
     return h
@@ -132,7 +125,7 @@ def _expand(
         copy_into(s2, s)
         r_play(t, s2, w, i64(buf[j]))
         res = r_winner(t, s2)
-        h = state_hash(s2, attacker)
+        h = state_hash(t, s2, attacker)
         hashes[d, j] = h
         if res >= 0:
             if res == attacker:
@@ -165,7 +158,7 @@ def search(
     depth_cap = states.shape[0]
     if meta[M_SP] < 0:
         states[0, :] = root
-        nh[0] = state_hash(root, attacker)
+        nh[0] = state_hash(t, root, attacker)
         thpn[0] = INF - 1
         thdn[0] = INF - 1
         work0[0] = meta[M_NODES]
@@ -274,7 +267,10 @@ def search(
 def rules(t: Any, s: Any, w: Any, out: Any, op: int, move: int) -> int:
     """The rules one at a time for the Python driver: ``op`` 0 writes the legal moves to
     ``out`` and returns their number, 1 plays ``move``, 2 returns the result so far (as
-    ``r_winner``), 3 the player to move."""
+    ``r_winner``), 3 the player to move, 4 the table's key of the state (``r_key``, as a
+    signed int)."""
+    if op == 4:
+        return int(np.int64(r_key(t, s)))
     if op == 0:
         return r_legal(t, s, out)
     if op == 1:

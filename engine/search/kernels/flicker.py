@@ -8,12 +8,21 @@ State: the points (0 empty, 1 Black, 2 White), then the player to move, the resu
 0/1 the winner, 2 a draw), the kinds of the last two turns and the last turn's point (for the
 restrictions F4-F6), the number of turns while the swap is to come (0 at the start, 1 on
 White's first turn, counted on from 2 once the swap is spent or the pie rule is off) and the
-point of Black's first stone (for the swap; -2 without it), the number of position keys, and
-the keys of every position of the game so far (F9), the current one last. The codec reads all
-of it from the rules core's current position (a game set up from a position string has a
-short history), never by replaying the history. The rules core keys positions exactly; the
-arrays use 64-bit Zobrist keys (a false repetition needs two of the game's positions to
-collide, odds about 2^-64 per pair).
+point of Black's first stone (for the swap; -2 without it), the number of stones, the key of
+the position, the least number of stones among the record's entries (the number of points
+when there is none), the number of entries, and the record (F9): the positions of the game
+that can still come back. Only positions with at least n^2 - 1 stones ever do in a game
+played from the start (docs/design/kernels.md, "The solver"), so only those are recorded; a
+record the codec sets up from the rules core (a position string's, which could hold any
+position) also keeps its positions with at least one stone less than the board holds, until
+they can no longer come back. An entry is a position's key with its number of stones in the
+low ten bits. The codec reads all of it from the rules core's current position (a game set
+up from a position string has a short history), never by replaying the history. The rules
+core keys positions exactly; the arrays use 64-bit Zobrist keys (a false repetition needs two
+of the game's positions to collide, odds about 2^-54 per pair).
+
+The solver's key of a state (``_key``, registered as ``key``) leaves out what cannot matter
+any more and folds the symmetries the rules keep while the record is empty.
 
 Move codes: a placement i, a removal size + i, the swap 2 size, the pass 2 size + 1. The playout
 plays uniformly random legal moves (drawn by rejection); one longer than four moves per point
@@ -31,12 +40,16 @@ from engine.games.core import Game
 from engine.games.flicker import PASS, PLACE, REMOVE, SWAP, Flicker, FlickerMove
 from engine.games.grid import swap_mirror
 from engine.search.kernels.mcts import Codec
-from engine.search.kernels.rt import inline, r_legal, rand_below, register
+from engine.search.kernels.rt import finish, inline, mix, r_legal, rand_below, register
 
 I64 = np.int64
 K_NONE, K_PLACE, K_REMOVE, K_PASS, K_SWAP = 0, 1, 2, 3, 4
 # Offsets after the points.
-TO_MOVE, RESULT, LAST_KIND, LAST_POINT, PREV_KIND, PLIES, FIRST, NKEYS, KEYS = range(9)
+TO_MOVE, RESULT, LAST_KIND, LAST_POINT, PREV_KIND, PLIES, FIRST, STONES, CUR, LOWEST, NKEYS, \
+    KEYS = range(12)
+#: A record entry is a position's Zobrist key with its low bits replaced by its number of
+#: stones (at most 625 on the largest board).
+COUNT_BITS = 1023
 
 
 class FlickerTables(NamedTuple):
@@ -52,6 +65,10 @@ class FlickerTables(NamedTuple):
     mirror: np.ndarray[Any, np.dtype[np.int64]]
     #: zob[colour, i]: the Zobrist key of a stone; zob[0, 0] is the key of White to move
     zob: np.ndarray[Any, np.dtype[np.int64]]
+    #: sym[g, i]: the image of point i under the identity, the half turn, the left-right
+    #: mirror and the up-down mirror (each its own inverse), the symmetries the rules keep
+    #: (the first two only while the pie swap is to come)
+    sym: np.ndarray[Any, np.dtype[np.int64]]
 
 
 _TABLES: dict[int, FlickerTables] = {}
@@ -92,8 +109,21 @@ def tables_for(n: int) -> FlickerTables:
             np.array(geo.edge_bits, dtype=I64),
             np.array([swap_mirror(i, n) for i in range(size)], dtype=I64),
             zob,
+            symmetries(n),
         )
     return _TABLES[key]
+
+
+def symmetries(n: int) -> np.ndarray[Any, np.dtype[np.int64]]:
+    """The rows of :attr:`FlickerTables.sym` for an n x n board."""
+    m = n - 1
+    rows = []
+    for flip_f, flip_r in ((False, False), (True, True), (True, False), (False, True)):
+        rows.append([
+            (m - i // n if flip_r else i // n) * n + (m - i % n if flip_f else i % n)
+            for i in range(n * n)
+        ])
+    return np.array(rows, dtype=I64)
 
 
 #: Exact position keys (engine.games.flicker's) -> the arrays' Zobrist keys, per board size.
@@ -204,21 +234,23 @@ def _connects(t: Any, s: Any, w: Any, start: int, player: int) -> bool:
 @inline
 def _change(t: Any, s: Any, move: int) -> tuple[int, int, int, int]:
     """Play ``move`` on the board and the counters of ``s`` (not the result, not the record
-    of keys): the mover, the kind of the move, its point (-1 for none) and the key of the new
-    position."""
+    of positions): the mover, the kind of the move, its point (-1 for none) and the key of
+    the new position (also written to the state)."""
     size = t.n * t.n
     p = s[size + TO_MOVE]
-    key = s[size + KEYS + s[size + NKEYS] - 1] ^ t.zob[0, 0]
+    key = s[size + CUR] ^ t.zob[0, 0]
     if move < size:
         kind = K_PLACE
         point = move
         s[point] = p + 1
         key ^= t.zob[p + 1, point]
+        s[size + STONES] += 1
     elif move < 2 * size:
         kind = K_REMOVE
         point = move - size
         s[point] = 0
         key ^= t.zob[2 - p, point]
+        s[size + STONES] -= 1
     elif move == 2 * size:
         kind = K_SWAP
         point = -1
@@ -237,25 +269,71 @@ def _change(t: Any, s: Any, move: int) -> tuple[int, int, int, int]:
         s[size + FIRST] = point
     s[size + PLIES] += 1
     s[size + TO_MOVE] = 1 - p
+    s[size + CUR] = key
     return p, kind, point, key
+
+
+@inline
+def _entry(s: Any, size: int) -> int:
+    """The record entry of the current position: its key, its number of stones in the low
+    bits."""
+    return int((s[size + CUR] & ~COUNT_BITS) | s[size + STONES])
+
+
+@inline
+def _record(s: Any, size: int, entry: int) -> bool:
+    """Append ``entry`` to the record; False when the record is full."""
+    nkeys = s[size + NKEYS]
+    if nkeys >= s.shape[0] - size - KEYS:
+        return False
+    s[size + KEYS + nkeys] = entry
+    s[size + NKEYS] = nkeys + 1
+    if entry & COUNT_BITS < s[size + LOWEST]:
+        s[size + LOWEST] = entry & COUNT_BITS
+    return True
+
+
+@inline
+def _forget(s: Any, size: int) -> None:
+    """Drop the entries of positions that can no longer come back: those with fewer stones
+    than one less than the board holds now (docs/design/kernels.md, "The solver"). Only
+    entries of the record a state was set up with can be dropped (a position the kernel
+    records has at least ``size - 1`` stones), so this is one comparison in play."""
+    floor = min(size - 1, s[size + STONES] - 1)
+    if s[size + LOWEST] >= floor:
+        return
+    nkeys = s[size + NKEYS]
+    kept = 0
+    lowest = size
+    for j in range(nkeys):
+        entry = s[size + KEYS + j]
+        count = entry & COUNT_BITS
+        if count >= floor:
+            s[size + KEYS + kept] = entry
+            kept += 1
+            if count < lowest:
+                lowest = count
+    for j in range(kept, nkeys):
+        s[size + KEYS + j] = 0
+    s[size + NKEYS] = kept
+    s[size + LOWEST] = lowest
 
 
 def _play(t: Any, s: Any, w: Any, move: int) -> None:
     size = t.n * t.n
-    nkeys = s[size + NKEYS]
     p, kind, point, key = _change(t, s, move)
+    entry = _entry(s, size)
     if kind == K_PLACE and _connects(t, s, w, point, p):
         s[size + RESULT] = p
-    else:
-        for j in range(nkeys):
-            if s[size + KEYS + j] == key:
+    elif s[size + STONES] >= s[size + LOWEST]:
+        for j in range(s[size + NKEYS]):
+            if s[size + KEYS + j] == entry:
                 s[size + RESULT] = 2
                 break
-    if nkeys < s.shape[0] - size - KEYS:
-        s[size + KEYS + nkeys] = key
-        s[size + NKEYS] = nkeys + 1
-    elif s[size + RESULT] < 0:
-        s[size + RESULT] = 2  # out of key room: never reached within the playout bound
+    if kind == K_PLACE:
+        _forget(s, size)
+    if s[size + STONES] >= size - 1 and not _record(s, size, entry) and s[size + RESULT] < 0:
+        s[size + RESULT] = 2  # out of record room: never reached within the playout bound
 
 
 @inline
@@ -286,23 +364,78 @@ def _slot(s: Any, base: int, table: Any, hmask: int, key: int) -> int:
 
 @inline
 def _play_hashed(t: Any, s: Any, w: Any, move: int, table: Any, hmask: int) -> None:
-    """:func:`_play` with the repetition found through ``table`` (the keys of the game so
-    far) instead of a scan of the keys."""
+    """:func:`_play` with the repetition found through ``table`` (the record's entries)
+    instead of a scan of the record, and no entry dropped (the table holds their places)."""
     size = t.n * t.n
-    nkeys = s[size + NKEYS]
     p, kind, point, key = _change(t, s, move)
-    h = _slot(s, size + KEYS, table, hmask, key)
-    if kind == K_PLACE and _connects(t, s, w, point, p):
+    won = kind == K_PLACE and _connects(t, s, w, point, p)
+    if won:
         s[size + RESULT] = p
-    elif table[h] >= 0:
+    if s[size + STONES] < s[size + LOWEST] and s[size + STONES] < size - 1:
+        return
+    entry = _entry(s, size)
+    h = _slot(s, size + KEYS, table, hmask, entry)
+    if not won and table[h] >= 0:
         s[size + RESULT] = 2
-    if nkeys < s.shape[0] - size - KEYS:
-        s[size + KEYS + nkeys] = key
-        s[size + NKEYS] = nkeys + 1
-        if table[h] < 0:
-            table[h] = nkeys
-    elif s[size + RESULT] < 0:
-        s[size + RESULT] = 2  # out of key room: never reached within the playout bound
+    if s[size + STONES] >= size - 1:
+        nkeys = s[size + NKEYS]
+        if _record(s, size, entry):
+            if table[h] < 0:
+                table[h] = nkeys
+        elif s[size + RESULT] < 0:
+            s[size + RESULT] = 2  # out of record room: never reached within the playout bound
+
+
+def _key(t: Any, s: Any) -> Any:
+    """The solver's key of a state: what the rest of the game depends on, and nothing else.
+    The board and the player to move; the restrictions as they act (a pass or the swap as no
+    move, a stone just placed only while removals are allowed); the swap while it is to
+    come; the set of the record's entries (the positions that can come back, in any order).
+    With an empty record the key is the least over the symmetries the rules keep (the half
+    turn while the swap is to come, else also the two mirrors), the points of the
+    restrictions and of the swap mapped alike; a state with a record is keyed as it is
+    (its entries are not mirrored)."""
+    size = t.n * t.n
+    kind = s[size + LAST_KIND]
+    point = s[size + LAST_POINT]
+    barred = s[size + PREV_KIND] == K_REMOVE
+    if kind == K_REMOVE:
+        barred = False  # removals are barred by the last turn anyway
+    elif kind != K_PLACE or barred:
+        kind = K_NONE
+        point = -1
+    plies = s[size + PLIES]
+    first = s[size + FIRST]
+    if plies >= 2 or first == -2:
+        plies = 2
+        first = -2
+    nkeys = s[size + NKEYS]
+    folds = 1 if nkeys > 0 else (2 if plies < 2 else 4)
+    # the four images in one pass: four independent chains of multiplications run together
+    h0 = h1 = h2 = h3 = np.uint64(0xCBF29CE484222325)
+    sym = t.sym
+    for i in range(size):
+        h0 = mix(h0, s[i])
+        h1 = mix(h1, s[sym[1, i]])
+        h2 = mix(h2, s[sym[2, i]])
+        h3 = mix(h3, s[sym[3, i]])
+    best = np.uint64(0)
+    for g in range(folds):
+        h = h0 if g == 0 else (h1 if g == 1 else (h2 if g == 2 else h3))
+        h = mix(h, sym[g, point] if point >= 0 else -1)
+        h = mix(h, sym[g, first] if first >= 0 else first)
+        if g == 0 or h < best:
+            best = h
+    h = mix(best, s[size + TO_MOVE])
+    h = mix(h, s[size + RESULT])
+    h = mix(h, kind)
+    h = mix(h, 1 if barred else 0)
+    h = mix(h, plies)
+    entries = np.uint64(0)
+    for j in range(nkeys):
+        entries += finish(np.uint64(s[size + KEYS + j]))
+    h = mix(h, nkeys)
+    return h ^ entries
 
 
 def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
@@ -363,6 +496,7 @@ register(
     winner=_winner,
     to_move=_to_move,
     playout=_playout,
+    key=_key,
 )
 
 
@@ -377,6 +511,26 @@ class FlickerCodec(Codec):
         assert isinstance(game, Flicker)
         return tables_for(game.board_size)
 
+    def record(self, game: Flicker) -> list[int]:
+        """The record entries of ``game`` (F9): its earlier positions that can still come
+        back, by their number of stones (at least the board's size less one, or one less than
+        the board holds now), then the current position if it has at least the board's size
+        less one stones (docs/design/kernels.md, "The solver")."""
+        size = game.board_size ** 2
+        t = self.tables(game)
+
+        def entry(exact: int) -> tuple[int, int]:
+            bits = exact & ((1 << 2 * size) - 1)
+            count = sum(1 for i in range(size) if bits >> 2 * i & 3)
+            return (_zobrist(t, exact) & ~COUNT_BITS) | count, count
+
+        now = entry(game.position_key())
+        floor = min(size - 1, now[1] - 1)
+        kept = [e for e, count in map(entry, game.earlier_keys()) if count >= floor]
+        if now[1] >= size - 1:
+            kept.append(now[0])
+        return kept
+
     def state(self, game: Game[Any]) -> np.ndarray[Any, np.dtype[np.int64]]:
         """The arrays of ``game``'s current position, read from the rules core's state (a
         game set up from a position string has a short history: it is never replayed)."""
@@ -384,8 +538,8 @@ class FlickerCodec(Codec):
         n = game.board_size
         size = n * n
         t = self.tables(game)
-        earlier = game.earlier_keys()
-        s = np.zeros(size + KEYS + self._room(game, len(earlier)), dtype=I64)
+        record = self.record(game)
+        s = np.zeros(size + KEYS + self._room(game, len(record)), dtype=I64)
         for r in range(n):
             for f in range(n):
                 stone = game.stone(f, r)
@@ -414,11 +568,12 @@ class FlickerCodec(Codec):
             s[size + PLIES], s[size + FIRST] = 0, -1
         else:
             s[size + PLIES], s[size + FIRST] = 2, -2
-        # The repetition record (F9): the earlier positions, then the current one.
-        keys = [_zobrist(t, key) for key in earlier]
-        keys.append(_zobrist(t, game.position_key()))
-        s[size + NKEYS] = len(keys)
-        s[size + KEYS: size + KEYS + len(keys)] = keys
+        # The repetition record (F9): the positions that can still come back.
+        s[size + STONES] = sum(1 for i in range(size) if s[i])
+        s[size + CUR] = _zobrist(t, game.position_key())
+        s[size + NKEYS] = len(record)
+        s[size + LOWEST] = min([e & COUNT_BITS for e in record], default=size)
+        s[size + KEYS: size + KEYS + len(record)] = record
         return s
 
     def sizes(self, game: Game[Any]) -> tuple[int, int, int]:
@@ -426,13 +581,16 @@ class FlickerCodec(Codec):
         assert isinstance(game, Flicker)
         # The playout's table of keys: a power of two, at most half full.
         length = 1
-        while length < 2 * self._room(game, len(game.earlier_keys())):
+        while length < 2 * self._room(game, len(self.record(game))):
             length *= 2
         return 2 * size + 2, 2 * size + 2, 6 * size + 4 + length
 
     def meaning(self, game: Game[Any], state: np.ndarray[Any, Any]) -> list[int]:
         """The points, the player to move, the result, the restrictions, the swap while it
-        is to come, the current key and the set of the earlier ones."""
+        is to come, the number of stones, the current key and the set of the record's
+        entries with at least the board's size less one stones (in a game played from the
+        start the others can never come back, and a state keeps those of a record it was set
+        up with until they cannot either)."""
         size = game.board_size ** 2
         head = [int(x) for x in state[: size + KEYS]]
         kind = head[size + LAST_KIND]
@@ -443,8 +601,8 @@ class FlickerCodec(Codec):
         if head[size + PLIES] >= 2 or head[size + FIRST] == -2:
             head[size + PLIES], head[size + FIRST] = 2, -2
         keys = [int(x) for x in state[size + KEYS: size + KEYS + int(state[size + NKEYS])]]
-        head[size + NKEYS] = 0
-        return head + keys[-1:] + sorted(set(keys[:-1]))
+        head[size + NKEYS] = head[size + LOWEST] = 0
+        return head + sorted({k for k in keys if k & COUNT_BITS >= size - 1})
 
     def plies(self, game: Game[Any]) -> int:
         return 4 * game.board_size ** 2

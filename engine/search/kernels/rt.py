@@ -132,6 +132,42 @@ def r_playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int
     raise NotImplementedError
 
 
+def r_key(t: Any, s: Any) -> Any:
+    """A 64-bit key (``np.uint64``) of state ``s`` for the solver's table: equal for states
+    whose games go on alike. A game may register its own (one that leaves out what cannot
+    matter any more, or folds symmetries); the default hashes the whole array."""
+    raise NotImplementedError
+
+
+_P = np.uint64(0x100000001B3)
+_SEED = np.uint64(0xCBF29CE484222325)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+
+
+@inline
+def mix(h: Any, x: int) -> Any:
+    """One step of the keys' hash: ``h`` (``np.uint64``) with the int ``x`` folded in."""
+    h = (h ^ np.uint64(np.int64(x))) * _P
+    return h ^ (h >> np.uint64(31))
+
+
+@inline
+def finish(h: Any) -> Any:
+    """The last step of a key: every bit of ``h`` spread over all of them (splitmix64's
+    finaliser)."""
+    h = (h ^ (h >> np.uint64(30))) * _M1
+    h = (h ^ (h >> np.uint64(27))) * _M2
+    return h ^ (h >> np.uint64(31))
+
+
+def _whole_key(t: Any, s: Any) -> Any:
+    h = _SEED
+    for i in range(s.shape[0]):
+        h = mix(h, s[i])
+    return h
+
+
 @overload(r_legal, strict=False, jit_options=_OPTIONS)
 def _legal(t: Any, s: Any, out: Any) -> Callable[..., Any] | None:
     return _resolve("legal", t)
@@ -157,6 +193,11 @@ def _playout(
     t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: Any
 ) -> Callable[..., Any] | None:
     return _resolve("playout", t)
+
+
+@overload(r_key, strict=False, jit_options=_OPTIONS)
+def _key(t: Any, s: Any) -> Callable[..., Any] | None:
+    return _resolve("key", t) or _whole_key
 
 
 @inline
