@@ -332,3 +332,35 @@ def test_cli_errors_are_one_line_and_exit_2(args: tuple[str, ...], message: str)
     assert code == 2
     assert out == ""
     assert err.startswith("gtpgames: ") and err.count("\n") == 1 and message in err
+
+
+def played(solver: Solver, game: Game[Any], line: str) -> Any:
+    """The solver's array state after the moves of ``line`` played by the compiled rules."""
+    state = solver.state(game)
+    for token in line.split():
+        move = game.parse_move(token)
+        for code in solver.codec.steps(game, move):
+            solver.rule(state, 1, code)
+        game.play(move)
+    return state
+
+
+@pytest.mark.parametrize(
+    ("name", "options", "one", "other"),
+    [
+        # the same stones in another order: the first move (kept for the swap) differs
+        ("brique", {"size": 4, "pie": True}, "a1 d4 c2 b4 a3", "a3 b4 c2 d4 a1"),
+        # the same pieces in five turns and in three
+        ("trisq", {"size": 4}, "a1hsw d4hne a4hnw d1hse c2hsw",
+         "a1hsw d4hne+d1hse a4hnw+c2hsw"),
+    ],
+)
+def test_transpositions_are_one_state(
+    name: str, options: dict[str, object], one: str, other: str
+) -> None:
+    first, second = new_game(name, **options), new_game(name, **options)
+    solver = Solver(first, memory_mb=16)
+    a, b = played(solver, first, one), played(solver, second, other)
+    assert first.to_move == second.to_move
+    assert a.tolist() == b.tolist()
+    assert a.tolist() == solver.state(first).tolist()
