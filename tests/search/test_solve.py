@@ -226,7 +226,7 @@ def test_small_table_still_exact() -> None:
     still right."""
     game = new_game("brique", size=4, pie=True)
     game.play_text("b2")
-    solver = Solver(game, memory_mb=0.2)
+    solver = Solver(game, memory_mb=0.06)
     found = solver.solve(game)
     assert found.nodes > 4 * solver.entries  # far more positions than entries
     big = Solver(game, memory_mb=32).solve(game)
@@ -364,3 +364,21 @@ def test_transpositions_are_one_state(
     assert first.to_move == second.to_move
     assert a.tolist() == b.tolist()
     assert a.tolist() == solver.state(first).tolist()
+
+
+@pytest.mark.parametrize("size", [3, 4])
+def test_children_won_at_once_are_decided_exactly(size: int) -> None:
+    """A child whose player to move wins at once is decided without a frame of its own
+    (Brique's default): the values of random endings still agree with minimax, and with the
+    search that expands such children, in fewer nodes."""
+    endings = random_endings("brique", {"size": size, "pie": True}, seed=11, count=8,
+                             cap=3000)
+    if size == 3:
+        endings.append((new_game("brique", size=3, pie=True), -1))  # the empty board
+    fast = Solver(endings[0][0], memory_mb=16)
+    plain = Solver(endings[0][0], memory_mb=16, threats=False)
+    assert fast.threats and not plain.threats
+    for game, value in endings:
+        assert fast.solve(game).value == VALUES[value], game.position_string()
+        assert plain.solve(game).value == VALUES[value], game.position_string()
+    assert fast.nodes < plain.nodes

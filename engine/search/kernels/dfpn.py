@@ -18,6 +18,11 @@ entry of the bucket whose subtree took the least work. The state arrays of the g
 repetition rule (Flicker, Brax) hold the keys of the earlier positions, so a position's hash
 includes the history its result depends on, and the graph the search sees has no cycles.
 
+A new child starts at pn = dn = 1, unless it is over or in the table, or (with the
+``M_THREATS`` option of the search) its player to move has a move that wins at once: such a
+child is decided at once, so a player who threatens to win leaves the other only the moves
+that stop it, without a frame for each of the others.
+
 The search runs in slices of at most ``budget`` expanded nodes: its stack lives in the frame
 arrays, so a later call continues where the last one stopped (the caller checks the clock).
 """
@@ -53,7 +58,8 @@ M_DN = 3  # the root's disproof number
 M_DEPTH_HIT = 4  # 1 if the depth limit was reached (the search may then not end)
 M_STORES = 5  # table writes
 M_MAXDEPTH = 6  # deepest frame used
-N_META = 7
+M_THREATS = 7  # 1: decide a child whose player to move wins at once (see _expand)
+N_META = 8
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -125,12 +131,19 @@ def tt_store(keys: Any, tpn: Any, tdn: Any, work: Any, h: Any, pn: Any, dn: Any,
 def _expand(
     t: Any, d: int, attacker: int, states: Any, s2: Any, w: Any, buf: Any, moves: Any,
     hashes: Any, cpn: Any, cdn: Any, count: Any, keys: Any, tpn: Any, tdn: Any,
+    threats: int, s3: Any, buf2: Any, cand: Any,
 ) -> None:
     """Generate the children of frame ``d``: their moves, hashes and first numbers (a
-    terminal child proven or disproven, else the table's numbers, else 1 and 1)."""
+    terminal child proven or disproven, else the table's numbers, else 1 and 1).
+
+    With ``threats``, a child whose player to move has a move that wins at once is decided
+    too, without a frame of its own: the moves that win at once from the first open child
+    (and the move that made it) are the candidates tried in the others (a candidate missed
+    only leaves a child open, so the values stay exact)."""
     s = states[d]
     k = r_legal(t, s, buf)
     count[d] = k
+    ncand = -1
     for j in range(k):
         moves[d, j] = buf[j]
         copy_into(s2, s)
@@ -138,21 +151,49 @@ def _expand(
         res = r_winner(t, s2)
         h = state_hash(s2, attacker)
         hashes[d, j] = h
-        if res >= 0:
-            if res == attacker:
-                cpn[d, j] = 0
-                cdn[d, j] = INF
-            else:
-                cpn[d, j] = INF
-                cdn[d, j] = 0
-            continue
-        slot = tt_find(keys, h)
-        if slot >= 0:
-            cpn[d, j] = tpn[slot]
-            cdn[d, j] = tdn[slot]
-        else:
+        if res < 0:
+            slot = tt_find(keys, h)
+            if slot >= 0:
+                cpn[d, j] = tpn[slot]
+                cdn[d, j] = tdn[slot]
+                continue
             cpn[d, j] = 1
             cdn[d, j] = 1
+            if threats == 0:
+                continue
+            z = r_to_move(t, s2)
+            kk = r_legal(t, s2, buf2)
+            if ncand < 0:
+                ncand = 0
+                for i in range(kk):
+                    copy_into(s3, s2)
+                    r_play(t, s3, w, i64(buf2[i]))
+                    if r_winner(t, s3) == z:
+                        cand[ncand] = buf2[i]
+                        ncand += 1
+                        res = z
+                cand[ncand] = buf[j]
+                ncand += 1
+            else:
+                for c in range(ncand):
+                    code = cand[c]
+                    for i in range(kk):
+                        if buf2[i] == code:
+                            copy_into(s3, s2)
+                            r_play(t, s3, w, i64(code))
+                            if r_winner(t, s3) == z:
+                                res = z
+                            break
+                    if res >= 0:
+                        break
+            if res < 0:
+                continue
+        if res == attacker:
+            cpn[d, j] = 0
+            cdn[d, j] = INF
+        else:
+            cpn[d, j] = INF
+            cdn[d, j] = 0
 
 
 @jit
@@ -165,7 +206,9 @@ def search(
     -1). Returns 1 when the root is proven (the attacker wins), -1 when disproven, 0 when
     the budget ran out first. The root must not be over."""
     keys, tpn, tdn, work = table
-    states, s2, w, buf, moves, hashes, cpn, cdn, count, thpn, thdn, chosen, nh, work0 = frames
+    states, s2, w, buf, moves, hashes, cpn, cdn, count, thpn, thdn, chosen, nh, work0, s3, \
+        buf2, cand = frames
+    threats = meta[M_THREATS]
     depth_cap = states.shape[0]
     if meta[M_SP] < 0:
         states[0, :] = root
@@ -174,7 +217,7 @@ def search(
         thdn[0] = INF - 1
         work0[0] = meta[M_NODES]
         _expand(t, 0, attacker, states, s2, w, buf, moves, hashes, cpn, cdn, count, keys,
-                tpn, tdn)
+                tpn, tdn, threats, s3, buf2, cand)
         meta[M_NODES] += 1
         meta[M_SP] = 0
     spent = 0
@@ -266,7 +309,7 @@ def search(
         thdn[e] = c_theirs if is_or else c_mine
         work0[e] = meta[M_NODES]
         _expand(t, e, attacker, states, s2, w, buf, moves, hashes, cpn, cdn, count, keys,
-                tpn, tdn)
+                tpn, tdn, threats, s3, buf2, cand)
         meta[M_NODES] += 1
         spent += 1
         meta[M_SP] = e
@@ -307,7 +350,7 @@ ENTRY_BYTES = 32
 def frame_bytes(depth: int, most: int, length: int, itemsize: int, work: int) -> int:
     """Bytes of the frame arrays of :func:`new_frames`."""
     per_frame = most * (4 + 8 + 8 + 8) + length * itemsize + 8 * 7
-    return depth * per_frame + length * itemsize + work * 4 + most * 4
+    return depth * per_frame + 2 * length * itemsize + work * 4 + (3 * most + 1) * 4
 
 
 def new_frames(
@@ -330,10 +373,15 @@ def new_frames(
         np.zeros(depth, dtype=np.int64),  # chosen
         np.zeros(depth, dtype=np.uint64),  # nh
         np.zeros(depth, dtype=np.int64),  # work0
+        np.zeros(length, dtype=root.dtype),  # s3
+        np.zeros(most, dtype=np.int32),  # buf2
+        np.zeros(most + 1, dtype=np.int32),  # cand
     )
 
 
-def new_meta() -> np.ndarray[Any, np.dtype[np.int64]]:
+def new_meta(threats: bool = False) -> np.ndarray[Any, np.dtype[np.int64]]:
+    """The counters of a new search (``threats``: see :data:`M_THREATS`)."""
     meta = np.zeros(N_META, dtype=np.int64)
     meta[M_SP] = -1
+    meta[M_THREATS] = int(threats)
     return meta
