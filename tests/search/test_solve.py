@@ -366,15 +366,23 @@ def test_transpositions_are_one_state(
     assert a.tolist() == solver.state(first).tolist()
 
 
-@pytest.mark.parametrize("size", [3, 4])
-def test_children_won_at_once_are_decided_exactly(size: int) -> None:
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [
+        ("brique", {"size": 3, "pie": True}),
+        ("brique", {"size": 4, "pie": True}),
+        # slow (8 s and 12 s): the minimax of their endings
+        pytest.param("trisq", {"size": 4}, marks=pytest.mark.slow),
+        pytest.param("bricka", {}, marks=pytest.mark.slow),
+    ],
+)
+def test_children_won_at_once_are_decided_exactly(name: str, options: dict[str, Any]) -> None:
     """A child whose player to move wins at once is decided without a frame of its own
-    (Brique's default): the values of random endings still agree with minimax, and with the
-    search that expands such children, in fewer nodes."""
-    endings = random_endings("brique", {"size": size, "pie": True}, seed=11, count=8,
-                             cap=3000)
-    if size == 3:
-        endings.append((new_game("brique", size=3, pie=True), -1))  # the empty board
+    (the default of these games): the values of random endings still agree with minimax,
+    and with the search that expands such children, in fewer nodes."""
+    endings = random_endings(name, options, seed=11, count=8, cap=3000)
+    if options.get("size") == 3:
+        endings.append((new_game(name, **options), -1))  # the empty board
     fast = Solver(endings[0][0], memory_mb=16)
     plain = Solver(endings[0][0], memory_mb=16, threats=False)
     assert fast.threats and not plain.threats
