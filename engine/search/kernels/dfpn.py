@@ -210,19 +210,23 @@ def search(
         buf2, cand = frames
     threats = meta[M_THREATS]
     depth_cap = states.shape[0]
-    if meta[M_SP] < 0:
+    # a new frame is expanded at the top of the loop: one call of _expand to compile
+    fresh = meta[M_SP] < 0
+    if fresh:
         states[0, :] = root
         nh[0] = state_hash(root, attacker)
         thpn[0] = INF - 1
         thdn[0] = INF - 1
         work0[0] = meta[M_NODES]
-        _expand(t, 0, attacker, states, s2, w, buf, moves, hashes, cpn, cdn, count, keys,
-                tpn, tdn, threats, s3, buf2, cand)
-        meta[M_NODES] += 1
         meta[M_SP] = 0
     spent = 0
     while True:
         d = meta[M_SP]
+        if fresh:
+            _expand(t, d, attacker, states, s2, w, buf, moves, hashes, cpn, cdn, count, keys,
+                    tpn, tdn, threats, s3, buf2, cand)
+            meta[M_NODES] += 1
+            fresh = False
         k = count[d]
         is_or = r_to_move(t, states[d]) == attacker
         # refresh the children from the table; find the node's numbers and the best child
@@ -308,9 +312,7 @@ def search(
         thpn[e] = c_mine if is_or else c_theirs
         thdn[e] = c_theirs if is_or else c_mine
         work0[e] = meta[M_NODES]
-        _expand(t, e, attacker, states, s2, w, buf, moves, hashes, cpn, cdn, count, keys,
-                tpn, tdn, threats, s3, buf2, cand)
-        meta[M_NODES] += 1
+        fresh = True
         spent += 1
         meta[M_SP] = e
         if e > meta[M_MAXDEPTH]:
