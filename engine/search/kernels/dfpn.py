@@ -137,13 +137,15 @@ def _expand(
     terminal child proven or disproven, else the table's numbers, else 1 and 1).
 
     With ``threats``, a child whose player to move has a move that wins at once is decided
-    too, without a frame of its own: the moves that win at once from the first open child
-    (and the move that made it) are the candidates tried in the others (a candidate missed
-    only leaves a child open, so the values stay exact)."""
+    too, without a frame of its own: every move of the first two open children is tried, and
+    the ones that win there are the candidates tried in the others, which are not looked at
+    when there are none (a winning move missed only leaves a child open: the values stay
+    exact)."""
     s = states[d]
     k = r_legal(t, s, buf)
     count[d] = k
-    ncand = -1
+    ncand = 0
+    scans = 0
     for j in range(k):
         moves[d, j] = buf[j]
         copy_into(s2, s)
@@ -162,19 +164,26 @@ def _expand(
             if threats == 0:
                 continue
             z = r_to_move(t, s2)
-            kk = r_legal(t, s2, buf2)
-            if ncand < 0:
-                ncand = 0
+            if scans < 2:
+                # every move of the first two open children: the winning ones are the
+                # candidates (a move that wins in no child may be the one each took)
+                scans += 1
+                kk = r_legal(t, s2, buf2)
                 for i in range(kk):
                     copy_into(s3, s2)
                     r_play(t, s3, w, i64(buf2[i]))
                     if r_winner(t, s3) == z:
-                        cand[ncand] = buf2[i]
-                        ncand += 1
                         res = z
-                cand[ncand] = buf[j]
-                ncand += 1
-            else:
+                        known = False
+                        for c in range(ncand):
+                            if cand[c] == buf2[i]:
+                                known = True
+                                break
+                        if not known:
+                            cand[ncand] = buf2[i]
+                            ncand += 1
+            elif ncand > 0:
+                kk = r_legal(t, s2, buf2)
                 for c in range(ncand):
                     code = cand[c]
                     for i in range(kk):
@@ -352,7 +361,7 @@ ENTRY_BYTES = 32
 def frame_bytes(depth: int, most: int, length: int, itemsize: int, work: int) -> int:
     """Bytes of the frame arrays of :func:`new_frames`."""
     per_frame = most * (4 + 8 + 8 + 8) + length * itemsize + 8 * 7
-    return depth * per_frame + 2 * length * itemsize + work * 4 + (3 * most + 1) * 4
+    return depth * per_frame + 2 * length * itemsize + work * 4 + 4 * most * 4
 
 
 def new_frames(
@@ -377,7 +386,7 @@ def new_frames(
         np.zeros(depth, dtype=np.int64),  # work0
         np.zeros(length, dtype=root.dtype),  # s3
         np.zeros(most, dtype=np.int32),  # buf2
-        np.zeros(most + 1, dtype=np.int32),  # cand
+        np.zeros(2 * most, dtype=np.int32),  # cand
     )
 
 
