@@ -68,9 +68,9 @@ def main() -> None:
         solver = Solver(game, memory_mb=args.memory)
         found = solver.solve(game, seconds=args.time)
         rate = found.nodes / found.seconds if found.seconds else 0.0
-        text = " ".join(f"{k}={v}" for k, v in options.items())
+        text = " ".join([name] + [f"{k}={v}" for k, v in options.items()])
         where = f", {back} plies from the end" if back else ""
-        print(f"| {name} {text}{where} | {found.value} | {found.nodes:,} | "
+        print(f"| {text}{where} | {found.value} | {found.nodes:,} | "
               f"{found.seconds:.2f} | {rate:,.0f} | {solver.used():,} of {solver.entries:,} | "
               f"{solver.table_bytes() / 2**20:.0f} | {os.getloadavg()[0]:.2f} |", flush=True)
 
