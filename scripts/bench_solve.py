@@ -1,28 +1,52 @@
-"""Speed of the proof-number solver: nodes per second, solve times per board and the table's
-use, on the empty small boards (the kernel is compiled or loaded from the cache first).
+"""Speed of the proof-number solver: positions (nodes) per second, solve times per board and
+the table's size and use, on the empty small boards and on endings of random games (the kernel
+is compiled or loaded from the cache first, outside the time).
 
-Usage: python scripts/bench_solve.py [--memory MB] [--time S]
+Usage: python scripts/bench_solve.py [--memory MB] [--time S] [--only GAME,...]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import random
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from engine.games.core import Game  # noqa: E402
 from engine.games.registry import new_game  # noqa: E402
 from engine.search.solve import Solver  # noqa: E402
 
-BOARDS = [
-    ("brique", {"size": 3, "pie": False}),
-    ("brique", {"size": 4, "pie": False}),
-    ("brique", {"size": 4, "pie": True}),
-    ("flicker", {"size": 3, "pie": False}),
-    ("flicker", {"size": 4, "pie": False}),
-    ("trisq", {"size": 4}),
+#: (game, options, plies before the end of a seeded random game; 0: the empty board)
+BOARDS: list[tuple[str, dict[str, Any], int]] = [
+    ("brique", {"size": 3, "pie": False}, 0),
+    ("brique", {"size": 4, "pie": False}, 0),
+    ("brique", {"size": 4, "pie": True}, 0),
+    ("brique", {"size": 5, "pie": False}, 0),
+    ("flicker", {"size": 3, "pie": False}, 0),
+    ("flicker", {"size": 4, "pie": False}, 0),
+    ("trisq", {"size": 4}, 12),
+    ("trisq", {"size": 4}, 0),
+    ("bricka", {}, 18),
+    ("bricka", {}, 24),
 ]
+
+
+def position(name: str, options: dict[str, Any], back: int) -> Game[Any]:
+    """The empty board, or the position ``back`` plies before the end of a random game
+    (seed 5), through its position string."""
+    game = new_game(name, **options)
+    if back == 0:
+        return game
+    rng = random.Random(5)
+    while game.outcome() is None:
+        game.play(game.random_move(rng))
+    for _ in range(min(back, len(game.history) - 1)):
+        game.undo()
+    return type(game).from_position_string(game.position_string(), **options)
 
 
 def main() -> None:
@@ -31,17 +55,24 @@ def main() -> None:
                         help="megabytes for each solver's table and stack")
     parser.add_argument("--time", type=float, default=120.0,
                         help="seconds at most per board")
+    parser.add_argument("--only", default="", help="comma-separated games (default: all)")
     args = parser.parse_args()
-    print("| board | value | nodes | seconds | nodes/s | table entries used |")
-    print("|---|---|---|---|---|---|")
-    for name, options in BOARDS:
-        game = new_game(name, **options)
+    only = set(filter(None, args.only.split(",")))
+    print("| board | value | nodes | seconds | nodes/s | table entries used | table MB | "
+          "load |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, options, back in BOARDS:
+        if only and name not in only:
+            continue
+        game = position(name, options, back)
         solver = Solver(game, memory_mb=args.memory)
         found = solver.solve(game, seconds=args.time)
         rate = found.nodes / found.seconds if found.seconds else 0.0
-        text = " ".join(f"{k}={v}" for k, v in options.items())
-        print(f"| {name} {text} | {found.value} | {found.nodes:,} | {found.seconds:.2f} | "
-              f"{rate:,.0f} | {solver.used():,} of {solver.entries:,} |", flush=True)
+        text = " ".join([name] + [f"{k}={v}" for k, v in options.items()])
+        where = f", {back} plies from the end" if back else ""
+        print(f"| {text}{where} | {found.value} | {found.nodes:,} | "
+              f"{found.seconds:.2f} | {rate:,.0f} | {solver.used():,} of {solver.entries:,} | "
+              f"{solver.table_bytes() / 2**20:.0f} | {os.getloadavg()[0]:.2f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -226,7 +226,7 @@ def test_small_table_still_exact() -> None:
     still right."""
     game = new_game("brique", size=4, pie=True)
     game.play_text("b2")
-    solver = Solver(game, memory_mb=0.2)
+    solver = Solver(game, memory_mb=0.06)
     found = solver.solve(game)
     assert found.nodes > 4 * solver.entries  # far more positions than entries
     big = Solver(game, memory_mb=32).solve(game)
@@ -332,3 +332,61 @@ def test_cli_errors_are_one_line_and_exit_2(args: tuple[str, ...], message: str)
     assert code == 2
     assert out == ""
     assert err.startswith("gtpgames: ") and err.count("\n") == 1 and message in err
+
+
+def played(solver: Solver, game: Game[Any], line: str) -> Any:
+    """The solver's array state after the moves of ``line`` played by the compiled rules."""
+    state = solver.state(game)
+    for token in line.split():
+        move = game.parse_move(token)
+        for code in solver.codec.steps(game, move):
+            solver.rule(state, 1, code)
+        game.play(move)
+    return state
+
+
+@pytest.mark.parametrize(
+    ("name", "options", "one", "other"),
+    [
+        # the same stones in another order: the first move (kept for the swap) differs
+        ("brique", {"size": 4, "pie": True}, "a1 d4 c2 b4 a3", "a3 b4 c2 d4 a1"),
+        # the same pieces in five turns and in three
+        ("trisq", {"size": 4}, "a1hsw d4hne a4hnw d1hse c2hsw",
+         "a1hsw d4hne+d1hse a4hnw+c2hsw"),
+    ],
+)
+def test_transpositions_are_one_state(
+    name: str, options: dict[str, object], one: str, other: str
+) -> None:
+    first, second = new_game(name, **options), new_game(name, **options)
+    solver = Solver(first, memory_mb=16)
+    a, b = played(solver, first, one), played(solver, second, other)
+    assert first.to_move == second.to_move
+    assert a.tolist() == b.tolist()
+    assert a.tolist() == solver.state(first).tolist()
+
+
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [
+        ("brique", {"size": 3, "pie": True}),
+        ("brique", {"size": 4, "pie": True}),
+        # slow (8 s and 12 s): the minimax of their endings
+        pytest.param("trisq", {"size": 4}, marks=pytest.mark.slow),
+        pytest.param("bricka", {}, marks=pytest.mark.slow),
+    ],
+)
+def test_children_won_at_once_are_decided_exactly(name: str, options: dict[str, Any]) -> None:
+    """A child whose player to move wins at once is decided without a frame of its own
+    (the default of these games): the values of random endings still agree with minimax,
+    and with the search that expands such children, in fewer nodes."""
+    endings = random_endings(name, options, seed=11, count=8, cap=3000)
+    if options.get("size") == 3:
+        endings.append((new_game(name, **options), -1))  # the empty board
+    fast = Solver(endings[0][0], memory_mb=16)
+    plain = Solver(endings[0][0], memory_mb=16, threats=False)
+    assert fast.threats and not plain.threats
+    for game, value in endings:
+        assert fast.solve(game).value == VALUES[value], game.position_string()
+        assert plain.solve(game).value == VALUES[value], game.position_string()
+    assert fast.nodes < plain.nodes

@@ -5,7 +5,8 @@ game
 to and from them. Imports numba: reach it only through :mod:`engine.search.kernels`.
 
 State: ``cells`` (n*n entries: -1 empty, 0 Black, 1 White), then the player to move, the
-winner (-1 none), the number of moves played and the first move's square (for the swap).
+winner (-1 none), the number of moves played up to 2 and the first move's square while it is
+the only move (for the swap).
 Move codes: a square index r*n + f, or n*n for the pie swap.
 
 Playout knowledge (level 1): the fill rule joins two stones on a NE-SW diagonal by itself,
@@ -102,6 +103,20 @@ def _to_move(t: Any, s: Any) -> int:
     return int(s[t.n * t.n])
 
 
+@inline
+def _count(s: Any, size: int, move: int) -> None:
+    """Count a move in the state: the first move's square is kept for White's swap, then
+    forgotten, and the count stops at 2 (so that positions reached by different move orders
+    or numbers of moves are one position to the solver's table)."""
+    played = s[size + 2]
+    if played == 0:
+        s[size + 3] = move
+    elif played == 1:
+        s[size + 3] = -1
+    if played < 2:
+        s[size + 2] = played + 1
+
+
 def _play(t: Any, s: Any, w: Any, move: int) -> None:
     size = t.n * t.n
     p = s[size]
@@ -143,9 +158,7 @@ def _play(t: Any, s: Any, w: Any, move: int) -> None:
                     top += 1
         if touched == 3:
             s[size + 1] = p
-    if s[size + 2] == 0:
-        s[size + 3] = move
-    s[size + 2] += 1
+    _count(s, size, move)
     s[size] = 1 - p
 
 
@@ -265,9 +278,7 @@ def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
             if s[partner] == player and s[target] != player:
                 s[target] = player
                 touched = _join(t, s, parent, bits, player, target)
-        if s[size + 2] == 0:
-            s[size + 3] = move
-        s[size + 2] += 1
+        _count(s, size, move)
         if touched == 3:
             rec[0] = count
             s[size + 1] = player
@@ -306,8 +317,8 @@ class BriqueCodec(Codec):
         outcome = game.outcome()
         s[size + 1] = -1 if outcome is None or outcome.winner is None else outcome.winner
         history = game.history
-        s[size + 2] = len(history)
-        s[size + 3] = history[0].square if history else -1
+        s[size + 2] = min(len(history), 2)
+        s[size + 3] = history[0].square if len(history) == 1 else -1
         return s
 
     def sizes(self, game: Game[Any]) -> tuple[int, int, int]:

@@ -19,6 +19,11 @@ subtree took the least work. The state arrays of the games with a repetition rul
 Brax) hold the earlier positions that can come back, so a position's key includes the
 history its result depends on, and the graph the search sees has no cycles.
 
+A new child starts at pn = dn = 1, unless it is over or in the table, or (with the
+``M_THREATS`` option of the search) its player to move has a move that wins at once: such a
+child is decided at once, so a player who threatens to win leaves the other only the moves
+that stop it, without a frame for each of the others.
+
 The search runs in slices of at most ``budget`` expanded nodes: its stack lives in the frame
 arrays, so a later call continues where the last one stopped (the caller checks the clock).
 """
@@ -56,7 +61,8 @@ M_DN = 3  # the root's disproof number
 M_DEPTH_HIT = 4  # 1 if the depth limit was reached (the search may then not end)
 M_STORES = 5  # table writes
 M_MAXDEPTH = 6  # deepest frame used
-N_META = 7
+M_THREATS = 7  # 1: decide a child whose player to move wins at once (see _expand)
+N_META = 8
 
 _ATT = np.uint64(0x9E3779B97F4A7C15)
 
@@ -114,12 +120,21 @@ def tt_store(keys: Any, tpn: Any, tdn: Any, work: Any, h: Any, pn: Any, dn: Any,
 def _expand(
     t: Any, d: int, attacker: int, states: Any, s2: Any, w: Any, buf: Any, moves: Any,
     hashes: Any, cpn: Any, cdn: Any, count: Any, keys: Any, tpn: Any, tdn: Any,
+    threats: int, s3: Any, buf2: Any, cand: Any,
 ) -> None:
     """Generate the children of frame ``d``: their moves, hashes and first numbers (a
-    terminal child proven or disproven, else the table's numbers, else 1 and 1)."""
+    terminal child proven or disproven, else the table's numbers, else 1 and 1).
+
+    With ``threats``, a child whose player to move has a move that wins at once is decided
+    too, without a frame of its own: every move of the first two open children is tried, and
+    the ones that win there are the candidates tried in the others, which are not looked at
+    when there are none (a winning move missed only leaves a child open: the values stay
+    exact)."""
     s = states[d]
     k = r_legal(t, s, buf)
     count[d] = k
+    ncand = 0
+    scans = 0
     for j in range(k):
         moves[d, j] = buf[j]
         copy_into(s2, s)
@@ -127,21 +142,56 @@ def _expand(
         res = r_winner(t, s2)
         h = state_hash(t, s2, attacker)
         hashes[d, j] = h
-        if res >= 0:
-            if res == attacker:
-                cpn[d, j] = 0
-                cdn[d, j] = INF
-            else:
-                cpn[d, j] = INF
-                cdn[d, j] = 0
-            continue
-        slot = tt_find(keys, h)
-        if slot >= 0:
-            cpn[d, j] = tpn[slot]
-            cdn[d, j] = tdn[slot]
-        else:
+        if res < 0:
+            slot = tt_find(keys, h)
+            if slot >= 0:
+                cpn[d, j] = tpn[slot]
+                cdn[d, j] = tdn[slot]
+                continue
             cpn[d, j] = 1
             cdn[d, j] = 1
+            if threats == 0:
+                continue
+            z = r_to_move(t, s2)
+            if scans < 2:
+                # every move of the first two open children: the winning ones are the
+                # candidates (a move that wins in no child may be the one each took)
+                scans += 1
+                kk = r_legal(t, s2, buf2)
+                for i in range(kk):
+                    copy_into(s3, s2)
+                    r_play(t, s3, w, i64(buf2[i]))
+                    if r_winner(t, s3) == z:
+                        res = z
+                        known = False
+                        for c in range(ncand):
+                            if cand[c] == buf2[i]:
+                                known = True
+                                break
+                        if not known:
+                            cand[ncand] = buf2[i]
+                            ncand += 1
+            elif ncand > 0:
+                kk = r_legal(t, s2, buf2)
+                for c in range(ncand):
+                    code = cand[c]
+                    for i in range(kk):
+                        if buf2[i] == code:
+                            copy_into(s3, s2)
+                            r_play(t, s3, w, i64(code))
+                            if r_winner(t, s3) == z:
+                                res = z
+                            break
+                    if res >= 0:
+                        break
+            if res < 0:
+                continue
+        if res == attacker:
+            cpn[d, j] = 0
+            cdn[d, j] = INF
+        else:
+            cpn[d, j] = INF
+            cdn[d, j] = 0
 
 
 @jit
@@ -154,21 +204,27 @@ def search(
     -1). Returns 1 when the root is proven (the attacker wins), -1 when disproven, 0 when
     the budget ran out first. The root must not be over."""
     keys, tpn, tdn, work = table
-    states, s2, w, buf, moves, hashes, cpn, cdn, count, thpn, thdn, chosen, nh, work0 = frames
+    states, s2, w, buf, moves, hashes, cpn, cdn, count, thpn, thdn, chosen, nh, work0, s3, \
+        buf2, cand = frames
+    threats = meta[M_THREATS]
     depth_cap = states.shape[0]
-    if meta[M_SP] < 0:
+    # a new frame is expanded at the top of the loop: one call of _expand to compile
+    fresh = meta[M_SP] < 0
+    if fresh:
         states[0, :] = root
         nh[0] = state_hash(t, root, attacker)
         thpn[0] = INF - 1
         thdn[0] = INF - 1
         work0[0] = meta[M_NODES]
-        _expand(t, 0, attacker, states, s2, w, buf, moves, hashes, cpn, cdn, count, keys,
-                tpn, tdn)
-        meta[M_NODES] += 1
         meta[M_SP] = 0
     spent = 0
     while True:
         d = meta[M_SP]
+        if fresh:
+            _expand(t, d, attacker, states, s2, w, buf, moves, hashes, cpn, cdn, count, keys,
+                    tpn, tdn, threats, s3, buf2, cand)
+            meta[M_NODES] += 1
+            fresh = False
         k = count[d]
         is_or = r_to_move(t, states[d]) == attacker
         # refresh the children from the table; find the node's numbers and the best child
@@ -254,9 +310,7 @@ def search(
         thpn[e] = c_mine if is_or else c_theirs
         thdn[e] = c_theirs if is_or else c_mine
         work0[e] = meta[M_NODES]
-        _expand(t, e, attacker, states, s2, w, buf, moves, hashes, cpn, cdn, count, keys,
-                tpn, tdn)
-        meta[M_NODES] += 1
+        fresh = True
         spent += 1
         meta[M_SP] = e
         if e > meta[M_MAXDEPTH]:
@@ -299,7 +353,7 @@ ENTRY_BYTES = 32
 def frame_bytes(depth: int, most: int, length: int, itemsize: int, work: int) -> int:
     """Bytes of the frame arrays of :func:`new_frames`."""
     per_frame = most * (4 + 8 + 8 + 8) + length * itemsize + 8 * 7
-    return depth * per_frame + length * itemsize + work * 4 + most * 4
+    return depth * per_frame + 2 * length * itemsize + work * 4 + 4 * most * 4
 
 
 def new_frames(
@@ -322,10 +376,15 @@ def new_frames(
         np.zeros(depth, dtype=np.int64),  # chosen
         np.zeros(depth, dtype=np.uint64),  # nh
         np.zeros(depth, dtype=np.int64),  # work0
+        np.zeros(length, dtype=root.dtype),  # s3
+        np.zeros(most, dtype=np.int32),  # buf2
+        np.zeros(2 * most, dtype=np.int32),  # cand
     )
 
 
-def new_meta() -> np.ndarray[Any, np.dtype[np.int64]]:
+def new_meta(threats: bool = False) -> np.ndarray[Any, np.dtype[np.int64]]:
+    """The counters of a new search (``threats``: see :data:`M_THREATS`)."""
     meta = np.zeros(N_META, dtype=np.int64)
     meta[M_SP] = -1
+    meta[M_THREATS] = int(threats)
     return meta

@@ -20,8 +20,10 @@ placement, and ``DONE`` = 8n^2 to end the turn after one placement.
 
 State: the owner of every slot (8n^2 entries: -1 empty, 0 Red, 1 Blue), the orientation of
 every square (n^2 entries: -1 none, 0 h, 1 v), then the player to move, the result (-1 none,
-else the winner: Trisq has no draws), the pending first step of the turn (-1 none) and the
-number of turns played (0: Red's single first placement). A slot is open when it is empty and
+else the winner: Trisq has no draws), the pending first step of the turn (-1 none) and 1
+once a turn has been played (0: Red's single first placement; not a count of turns, so that
+the same pieces reached in different numbers of turns are one position to the solver's
+table). A slot is open when it is empty and
 its orientation is its square's, or the square has none.
 
 Playout: whole random turns. Uniform playouts (knowledge 0) draw each turn by the C
@@ -300,7 +302,7 @@ def _end_turn(t: Any, s: Any, w: Any, mover: int, p: int, q: int) -> None:
     if _joins(t, s, w, mover, p) or (q >= 0 and _joins(t, s, w, mover, q)):
         s[b + RESULT] = mover
     s[b + PENDING] = -1
-    s[b + TURNS] += 1
+    s[b + TURNS] = 1
     s[b + TO_MOVE] = 1 - mover
 
 
@@ -660,7 +662,7 @@ def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
             if _join(t, s, parent, bits, mover, q) == 3:
                 touched = 3
         s[b + PENDING] = -1
-        s[b + TURNS] += 1
+        s[b + TURNS] = 1
         s[b + TO_MOVE] = 1 - mover
         if touched == 3:
             s[b + RESULT] = mover
@@ -707,7 +709,7 @@ class TrisqCodec(Codec):
         outcome = game.outcome()
         if outcome is not None and outcome.winner is not None:
             s[t.base + RESULT] = outcome.winner
-        s[t.base + TURNS] = len(game.history)
+        s[t.base + TURNS] = min(len(game.history), 1)
         return s
 
     def sizes(self, game: Game[Any]) -> tuple[int, int, int]:
