@@ -625,6 +625,15 @@ def compact(old: Any, top: int, new: Any, queue: Any) -> int:
     return tail
 
 
+def _timed_run(tree: Tree, iterations: int) -> float:
+    """Run ``iterations`` more iterations of ``tree`` (none if not positive); the seconds
+    they took."""
+    start = time.perf_counter()
+    if iterations > 0:
+        tree.run(iterations)
+    return time.perf_counter() - start
+
+
 class KernelSearcher:
     """A :class:`engine.search.base.Searcher` over one game's compiled kernel."""
 
@@ -686,39 +695,39 @@ class KernelSearcher:
         deadline = None if limit.time is None else start + limit.time - min(
             0.01, 0.05 * limit.time
         )
-        size = 64
+        # Each tree's slice is sized from its own rate, so that the trees of a threaded
+        # search end their slices together (one that waits for a slower one wastes a core).
+        sizes = [64] * threads
         next_report = start + interval
         pool = ThreadPoolExecutor(threads - 1) if threads > 1 else None
         try:
             while not any(tree.root_proof for tree in trees):
                 left = [
                     size if share is None else min(size, share - (tree.iterations - d))
-                    for tree, share, d in zip(trees, shares, done, strict=True)
+                    for tree, share, d, size in zip(trees, shares, done, sizes, strict=True)
                 ]
                 if max(left) <= 0 or limit.stop():
                     break
                 if deadline is not None and time.perf_counter() >= deadline:
                     break
-                t0 = time.perf_counter()
                 if pool is None:
-                    first.run(left[0])
+                    took = [_timed_run(first, left[0])]
                 else:
                     others = [
-                        pool.submit(tree.run, n)
+                        pool.submit(_timed_run, tree, n)
                         for tree, n in zip(trees[1:], left[1:], strict=True)
                     ]
-                    first.run(left[0])
-                    for future in others:
-                        future.result()
-                took = time.perf_counter() - t0
-                # Aim each slice at slice_seconds, and never past the deadline.
-                rate = max(left) / max(took, 1e-6)
-                size = max(16, min(int(rate * self.slice_seconds), 1 << 20))
-                if deadline is not None:
-                    remaining = deadline - time.perf_counter()
-                    size = max(1, min(size, int(rate * remaining * 0.9)))
-                    # Expand leaves later when a tree would fill up before the deadline.
-                    for tree in trees:
+                    took = [_timed_run(first, left[0])] + [f.result() for f in others]
+                remaining = None if deadline is None else deadline - time.perf_counter()
+                for i, tree in enumerate(trees):
+                    if left[i] <= 0:
+                        continue
+                    # Aim each slice at slice_seconds, and never past the deadline.
+                    rate = left[i] / max(took[i], 1e-6)
+                    sizes[i] = max(16, min(int(rate * self.slice_seconds), 1 << 20))
+                    if remaining is not None:
+                        sizes[i] = max(1, min(sizes[i], int(rate * remaining * 0.9)))
+                        # Expand leaves later when a tree would fill up before the deadline.
                         nodes = rate * remaining * tree.most
                         tree.params[P_EXPAND] = max(base, math.ceil(nodes / max(tree.room, 1)))
                 if progress is not None and time.perf_counter() >= next_report:
