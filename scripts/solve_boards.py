@@ -132,6 +132,14 @@ def solve_board(
         if values[token] not in ("win", "unknown"):
             raise SystemExit(f"{label(name, options)}: {token} listed as winning, "
                              f"but the position after it solves as {values[token]}")
+    if found.value == "win" and found.undecided:
+        # the listing ran out of time: the winning moves are those the first moves' own
+        # solves proved (each a loss for the opponent after it)
+        won = [token for token, value in values.items() if value == "win"]
+        at = next(i for i, line in enumerate(lines) if line.startswith("- winning first"))
+        lines[at] = (f"- winning first moves: {' '.join(won)} (each proven by a solve of "
+                     "the position after it)")
+        book[0]["moves"] = won
     decided = sum(v != "unknown" for v in values.values())
     lines.append(f"- first moves decided: {decided} of {len(values)} "
                  f"({nodes:,} nodes, {seconds:.1f} s)")
