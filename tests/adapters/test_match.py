@@ -70,6 +70,7 @@ def test_schedule_alternates_colours_and_openings(tmp_path: Path) -> None:
     assert gauntlet.pairings() == [("a", "b"), ("a", "c")]
 
 
+@pytest.mark.slow  # five misbehaving engine processes (7 s)
 def test_misbehaving_engines_lose_with_the_reason(tmp_path: Path) -> None:
     bad = {"crash": "crasher", "timeout": "hanger", "illegal": "illegal", "garbage": "garbage"}
     engines = [tiny("good")] + [tiny(kind, script) for kind, script in bad.items()]

@@ -386,6 +386,7 @@ def _check_perft_with_reference(heavy: bool) -> None:
         assert ref.perft(case.depth) == case.nodes, case.id
 
 
+@pytest.mark.slow  # the reference recounts every line (8 s)
 def test_perft_file_matches_reference() -> None:
     """Every non-slow line of the perft file up to 3000 nodes, recounted by the reference."""
     _check_perft_with_reference(heavy=False)

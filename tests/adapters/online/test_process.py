@@ -11,12 +11,14 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import pytest
 from websockets.sync.client import connect
 
 from tests.adapters.web_helpers import free_port
 from tests.protocol.test_e2e import COMMAND
 
 
+@pytest.mark.slow  # a real server and bridge (6 s)
 def test_serve_process_with_a_bot(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'online.sqlite'}"
     env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "unused")}

@@ -45,6 +45,7 @@ def test_database_addresses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     assert open_engine("postgresql://u:p@h/db").pool._pre_ping  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow  # a real `gtpgames serve add-bot` process (7 s)
 def test_add_bot_prints_its_token_once(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'online.sqlite'}"
     env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "unused")}
