@@ -350,9 +350,9 @@ def played(solver: Solver, game: Game[Any], line: str) -> Any:
     [
         # the same stones in another order: the first move (kept for the swap) differs
         ("brique", {"size": 4, "pie": True}, "a1 d4 c2 b4 a3", "a3 b4 c2 d4 a1"),
-        # the same pieces in five turns and in three
-        ("trisq", {"size": 4}, "a1hsw d4hne a4hnw d1hse c2hsw",
-         "a1hsw d4hne+d1hse a4hnw+c2hsw"),
+        # the same pieces in five turns and in three (compiles the solver for Trisq)
+        pytest.param("trisq", {"size": 4}, "a1hsw d4hne a4hnw d1hse c2hsw",
+                     "a1hsw d4hne+d1hse a4hnw+c2hsw", marks=pytest.mark.slow),
     ],
 )
 def test_transpositions_are_one_state(

@@ -15,6 +15,7 @@ from engine.search.solve import Solver
 pytest.importorskip("numba")
 
 
+@pytest.mark.slow  # compiles the solver for Brax (about 10 s on an empty cache)
 def test_key_reads_the_record_as_a_multiset_and_nothing_past_it() -> None:
     from engine.search.kernels.brax import KEYS, NKEYS
 
