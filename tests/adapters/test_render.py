@@ -466,6 +466,7 @@ def test_cli_render_svg_and_png(tmp_path: Path) -> None:
     assert png_file.read_bytes().startswith(b"\x89PNG")
 
 
+@pytest.mark.slow  # several CLI processes (2 s)
 def test_cli_render_position_and_errors() -> None:
     game = random_game("brax", 6)
     result = run("render", "brax", "--position", game.position_string())

@@ -241,6 +241,7 @@ def test_engine_plays_first_and_refuses_a_click_on_its_turn(client: TestClient) 
         until(ws, lambda m: m["type"] == "state")
 
 
+@pytest.mark.slow  # a whole game (2-4 s)
 def test_watch_mode_plays_a_whole_game_then_undo_pauses(client: TestClient) -> None:
     with client.websocket_connect("/ws") as ws:
         ws.send_json({"action": "new", "game": "brique", "options": {"size": "3"},

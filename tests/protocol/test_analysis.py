@@ -8,6 +8,7 @@ import re
 import threading
 from typing import Any
 
+import pytest
 from pexpect.popen_spawn import PopenSpawn
 
 from engine.games.registry import new_game
@@ -115,6 +116,7 @@ def test_analysis_argument_errors() -> None:
         assert "over" in fail(engine, "gtpgames-analyze playouts 5")
 
 
+@pytest.mark.slow  # a real engine process (2-3 s)
 def test_analyze_over_the_real_process() -> None:
     # The process waits for the Brique kernel before its first search bounded by playouts;
     # with a cold cache that is a compilation of many seconds. Compile it first, with no

@@ -33,7 +33,11 @@ def positions(size: int, seed: int, turns: int) -> list[Trisq]:
     return found
 
 
-@pytest.mark.parametrize(("size", "seed", "turns"), [(4, 1, 40), (5, 2, 30), (6, 3, 12)])
+@pytest.mark.parametrize(("size", "seed", "turns"), [
+    (4, 1, 40),
+    pytest.param(5, 2, 30, marks=pytest.mark.slow),
+    pytest.param(6, 3, 12, marks=pytest.mark.slow),
+])
 def test_listing_is_the_generic_text_through_a_game(size: int, seed: int, turns: int) -> None:
     """Every position of a random game (first turn, crowded boards with pieces that need a
     bridge, the end), in both notations."""
@@ -42,6 +46,7 @@ def test_listing_is_the_generic_text_through_a_game(size: int, seed: int, turns:
             assert game.listed_moves_text(notation) == reference_text(game, notation)
 
 
+@pytest.mark.slow  # 2-3 s each
 @pytest.mark.parametrize("notation", NOTATIONS)
 def test_listing_is_the_generic_text_at_8x8(notation: Notation) -> None:
     for game in positions(8, 4, 3)[1:]:
@@ -55,6 +60,7 @@ def test_listing_is_the_generic_text_at_9x9(notation: Notation) -> None:
     assert game.listed_moves_text(notation) == reference_text(game, notation)
 
 
+@pytest.mark.slow  # 2-3 s
 def test_legal_moves_answer_is_the_generic_text_at_a_small_multiple_of_its_size() -> None:
     """At size 10, Blue's first turn lists 313,833 moves (3.8 MB): building, formatting and
     sorting every move took 24 times the answer's size; writing it directly, the

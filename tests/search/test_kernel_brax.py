@@ -257,6 +257,7 @@ def crowded(rng: random.Random) -> Brax:
             return game
 
 
+@pytest.mark.slow  # 2-3 s
 def test_random_games_from_crowded_positions(codec: Any) -> None:
     rng = random.Random(5)
     seen: collections.Counter[str] = collections.Counter()

@@ -79,6 +79,7 @@ def every_line(game: Flicker, depth: int, counts: list[int], seen: list[int]) ->
         game.undo()
 
 
+@pytest.mark.slow  # every line of several turns (2 s)
 def test_only_nearly_full_positions_come_back() -> None:
     """Every line of several turns from positions of random 3x3 and 4x4 games (with and
     without pie), and every line of 24 turns from Example 4's full board (where removals,
