@@ -54,11 +54,11 @@ from engine.search.kernels.mcts import Codec
 from engine.search.kernels.rt import (
     finish,
     inline,
-    mix,
     r_play,
     rand_below,
     rand_unit,
     register,
+    sum_key,
     typed,
 )
 
@@ -645,9 +645,7 @@ def _key(t: Any, s: Any) -> Any:
     """The solver's key of a state: the points and the scalars, and the positions since the
     last capture as a multiset (their order does not matter to X14; what lies past
     ``NKEYS`` is left over from before a capture, or the solver's padding)."""
-    h = np.uint64(0xCBF29CE484222325)
-    for i in range(KEYS):
-        h = mix(h, s[i])
+    h = sum_key(s, KEYS)
     entries = np.uint64(0)
     for j in range(s[NKEYS]):
         entries += finish(np.uint64(s[KEYS + j]))

@@ -161,18 +161,24 @@ def finish(h: Any) -> Any:
     return h ^ (h >> np.uint64(31))
 
 
-def _whole_key(t: Any, s: Any) -> Any:
-    # a sum over the entries of (entry + 3) times a pseudo-random odd number of its index
-    # (:func:`finish` mixes it): the terms do not depend on each other, so the loop runs at
-    # several entries a cycle, where a chain of multiplications, one entry after another,
-    # took five times longer on Trisq's 148 entries (most of the time of a solver's node)
+@inline
+def sum_key(s: Any, n: int) -> Any:
+    """A key (unmixed: :func:`finish` mixes it) of the first ``n`` entries of ``s``: a sum
+    over the entries of (entry + 3) times a pseudo-random odd number of its index. The terms
+    do not depend on each other, so the loop runs at several entries a cycle, where a chain
+    of multiplications, one entry after another, took five times longer on Trisq's 148
+    entries (most of the time of a solver's node)."""
     h = np.uint64(0)
-    for i in range(s.shape[0]):
+    for i in range(n):
         r = np.uint64(i + 1) * _GOLD
         r = (r ^ (r >> np.uint64(29))) * _M1
         r ^= r >> np.uint64(32)
         h += np.uint64(np.int64(s[i]) + 3) * (r | np.uint64(1))
     return h
+
+
+def _whole_key(t: Any, s: Any) -> Any:
+    return sum_key(s, s.shape[0])
 
 
 @overload(r_legal, strict=False, jit_options=_OPTIONS)
