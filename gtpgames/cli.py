@@ -440,12 +440,17 @@ def warmup(
     game: Annotated[
         list[str] | None, typer.Argument(help="Games to compile (default: every kernel).")
     ] = None,
+    jobs: Annotated[
+        int | None,
+        typer.Option(min=1, help="Kernels compiled at once, each in a process of its own "
+                     "(default: one per core)."),
+    ] = None,
 ) -> None:
     """Compile the numba search kernels ahead of time (into the on-disk cache)."""
     from engine.search import kernels
 
     try:
-        seconds = kernels.warmup(game)
+        seconds = kernels.warmup(game, jobs or kernels.cores())
     except ValueError as error:
         _fail(str(error))
         return

@@ -12,7 +12,10 @@ around it in the child, numba already imported) and the whole child's (user + sy
 the accounting of the process, ``os.wait4``: the interpreter, the imports and the load), with
 the wall seconds of the child beside them. A child that only imports numba is measured first,
 for reference. With ``--rounds`` the medians of the rounds are printed; with ``--all`` also
-every game in one process, as ``gtpgames warmup`` with no argument loads them.
+every game in one process. With ``--warmup`` also the command itself: ``gtpgames warmup``
+(every kernel, one process per core at a time) and ``gtpgames warmup --jobs 1`` (one after
+the other in one process), each on an empty cache, in wall seconds and CPU seconds (the
+processes it started included).
 
 With ``--functions`` the cold load of each game also lists the functions numba compiled, by
 their own CPU seconds (numba's ``numba:compile`` events, the compilations nested in a function
@@ -120,6 +123,22 @@ def bare_import() -> Run:
         return Run(usage.ru_utime + usage.ru_stime, time.perf_counter() - start, {})
 
 
+def warmup_command(jobs: int | None) -> Run:
+    """``gtpgames warmup`` (with ``--jobs``) on an empty cache: wall and CPU seconds."""
+    with tempfile.TemporaryDirectory(prefix="bench-compile-") as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        env.pop("GTPGAMES_NUMBA_ROOT", None)
+        command = [sys.executable, "-m", "gtpgames", "warmup"]
+        command += [] if jobs is None else ["--jobs", str(jobs)]
+        start = time.perf_counter()
+        process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL)
+        _pid, status, usage = os.wait4(process.pid, 0)  # its reaped children included
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise RuntimeError(f"{' '.join(command)} failed")
+        return Run(usage.ru_utime + usage.ru_stime, time.perf_counter() - start, {})
+
+
 def main() -> None:
     from engine.search.kernels import KERNELS
 
@@ -130,6 +149,8 @@ def main() -> None:
                         help="rounds per game; the medians are printed (default 1)")
     parser.add_argument("--all", action="store_true",
                         help="also every game named in one process, as `gtpgames warmup`")
+    parser.add_argument("--warmup", action="store_true",
+                        help="also `gtpgames warmup` itself, in parallel and in one process")
     parser.add_argument("--functions", action="store_true",
                         help="also list each game's compiled functions by CPU seconds")
     args = parser.parse_args()
@@ -169,6 +190,15 @@ def main() -> None:
               f"{median(lambda run: run.wall, 1):7.2f}", flush=True)
     if len(names) > 1:
         print(f"{'sum':8} {total:9.2f}   (the cold loads, each game in its own process)")
+    if args.warmup:
+        from engine.search.kernels import cores
+
+        for jobs, label in ((None, f"gtpgames warmup ({cores()} cores)"),
+                            (1, "gtpgames warmup --jobs 1")):
+            timed = [warmup_command(jobs) for _ in range(args.rounds)]
+            print(f"{label}: {statistics.median(run.wall for run in timed):.2f} wall s, "
+                  f"{statistics.median(run.cpu for run in timed):.2f} CPU s (empty cache)",
+                  flush=True)
     for name, own in profiles.items():
         rows = sorted(own.items(), key=lambda item: -item[1][0])
         spent = sum(seconds for seconds, _count in own.values())

@@ -144,6 +144,50 @@ def test_a_cold_load_says_it_compiles_on_stderr_only(tmp_path: Any) -> None:
     assert warm.stderr == ""
 
 
+@pytest.mark.slow
+def test_warmup_in_parallel_leaves_a_warm_cache_for_each_game(tmp_path: Any) -> None:
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    env.pop("GTPGAMES_NUMBA_ROOT", None)
+    command = [sys.executable, "-m", "gtpgames", "warmup", "bricka", "brique"]
+    cold = subprocess.run([*command, "--jobs", "2"], capture_output=True, text=True,
+                          check=True, env=env)
+    assert re.fullmatch(r"bricka: ready in \d+\.\d s\nbrique: ready in \d+\.\d s\ncache: .*\n",
+                        cold.stdout)
+    assert sorted(re.findall(r"compiled in", cold.stderr)) == ["compiled in"] * 2
+    # the two processes shared one cache file of the search loop (one entry per game)
+    for game in ("bricka", "brique"):
+        warm = subprocess.run([*command[:-2], game, "--jobs", "1"], capture_output=True,
+                              text=True, check=True, env=env)
+        assert warm.stderr == "", game
+
+
+def waiting_for_the_lock(x: int) -> int:
+    return x + 1
+
+
+def test_cache_writes_wait_for_the_lock() -> None:
+    import fcntl
+    import threading
+
+    from engine.search.kernels import cache_dir, rt
+
+    compiled = rt.kernel(waiting_for_the_lock)
+    index = list(cache_dir().rglob("*waiting_for_the_lock*.nbi"))
+    for path in index:
+        path.unlink()
+    done = []
+    with open(cache_dir() / "save.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        thread = threading.Thread(target=lambda: done.append(compiled(1)), daemon=True)
+        thread.start()
+        thread.join(3.0)
+        assert thread.is_alive() and not done  # compiled, and waiting to write its cache
+        assert not list(cache_dir().rglob("*waiting_for_the_lock*.nbi"))
+        fcntl.flock(lock, fcntl.LOCK_UN)
+    thread.join(30.0)
+    assert done == [2] and list(cache_dir().rglob("*waiting_for_the_lock*.nbi"))
+
+
 def test_no_kernel_when_switched_off_or_not_supported(
     brique_kernel: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -28,6 +28,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -235,18 +236,62 @@ def wait(name: str, timeout: float | None = None) -> bool:
     return name in _ready
 
 
-def warmup(names: list[str] | None = None) -> dict[str, float]:
+def warmup(names: list[str] | None = None, jobs: int = 1) -> dict[str, float]:
     """Compile (or load from the cache) the kernels of ``names`` (default: all); seconds per
-    kernel. ValueError for a game without a kernel."""
+    kernel. ValueError for a game without a kernel.
+
+    With ``jobs`` > 1 and more than one kernel, each kernel is compiled in a child process of
+    its own, ``jobs`` at a time, the largest first (numba compiles one function at a time in a
+    process, and most of a compilation is numba's own Python): the cache is then warm for
+    every process, this one included, but this one has loaded none of them."""
     chosen = list(KERNELS) if not names else [name.lower() for name in names]
     for name in chosen:
         if name not in KERNELS:
             raise ValueError(
                 f"no compiled kernel for {name!r} (kernels: {', '.join(KERNELS)})"
             )
+    if jobs > 1 and len(chosen) > 1:
+        return _warmup_apart(chosen, jobs)
     seconds = {}
     for name in chosen:
         start = time.perf_counter()
         load(name)
         seconds[name] = time.perf_counter() - start
     return seconds
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1  # pragma: no cover - not Linux
+
+
+def _source_size(name: str) -> int:
+    """The size of the source of ``name``'s kernel module: roughly what compiling it costs."""
+    module = KERNELS[name].partition(":")[0]
+    return (Path(__file__).parent / f"{module.rpartition('.')[2]}.py").stat().st_size
+
+
+def _load_apart(name: str) -> float:
+    """:func:`load` ``name`` in this (child) process; its seconds."""
+    start = time.perf_counter()
+    load(name)
+    return time.perf_counter() - start
+
+
+def _warmup_apart(names: list[str], jobs: int) -> dict[str, float]:
+    """:func:`warmup` in ``jobs`` child processes (spawned: a fork of a process that has
+    imported numba may hold its locks), the largest kernels first so that the last one
+    started is a small one; seconds per kernel, in the order of ``names``. Each child reads
+    and writes the same cache directory (the environment says where), and numba's writes to
+    a function's cache files are made under a lock (``rt``)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    configure()  # the children inherit the cache directory through the environment
+    context = multiprocessing.get_context("spawn")
+    order = sorted(names, key=_source_size, reverse=True)
+    with ProcessPoolExecutor(max_workers=min(jobs, len(names)), mp_context=context) as pool:
+        futures = {name: pool.submit(_load_apart, name) for name in order}
+        return {name: futures[name].result() for name in names}

@@ -17,9 +17,10 @@ cache index is keyed by the argument types).
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any, TypeVar, cast
 
-from engine.search.kernels.cache import configure
+from engine.search.kernels.cache import cache_dir, configure
 
 # Set numba's cache directory before numba is imported, whichever kernel module is imported
 # first (else numba caches next to the sources, where edits to the rules go unnoticed).
@@ -27,7 +28,14 @@ configure()
 
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
+from numba.core.caching import FunctionCache  # noqa: E402
 from numba.extending import overload  # noqa: E402
+
+fcntl: ModuleType | None
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -42,16 +50,42 @@ F = TypeVar("F", bound=Callable[..., Any])
 OPTIONS: dict[str, Any] = {"nogil": True, "_nrt": False}
 
 
+class _LockedCache(FunctionCache):
+    """numba's on-disk cache of one function, whose writes are made under an exclusive lock
+    on a file of the cache directory. numba writes a new entry by reading the function's
+    index, choosing the first free data file name, and writing both: two processes that
+    compile the same function for different games at once (``gtpgames warmup`` compiles the
+    games in parallel) would choose the same name, and one game's index entry could point to
+    the other game's machine code."""
+
+    def save_overload(self, sig: Any, data: Any) -> None:
+        if fcntl is None:  # pragma: no cover - not a POSIX system: no lock
+            super().save_overload(sig, data)  # type: ignore[no-untyped-call]
+            return
+        with open(cache_dir() / "save.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                super().save_overload(sig, data)  # type: ignore[no-untyped-call]
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _locked(dispatcher: Any) -> Any:
+    """``dispatcher`` (lazy: nothing compiled yet) with its cache writes locked."""
+    dispatcher._cache = _LockedCache(dispatcher.py_func)  # type: ignore[no-untyped-call]
+    return dispatcher
+
+
 def jit(fn: F) -> F:
     """Compile ``fn`` with numba in nopython mode, cached on disk, releasing the GIL, with
     reference counting: for a function that makes arrays (a slice of a 2-d array is one)."""
-    return cast(F, numba.njit(cache=True, nogil=True)(fn))
+    return cast(F, _locked(numba.njit(cache=True, nogil=True)(fn)))
 
 
 def kernel(fn: F) -> F:
     """Compile ``fn`` as :func:`jit` does but with :data:`OPTIONS` (no reference counting): a
     function that makes no array. One that did would not compile ("NRT required")."""
-    return cast(F, numba.njit(cache=True, **OPTIONS)(fn))
+    return cast(F, _locked(numba.njit(cache=True, **OPTIONS)(fn)))
 
 
 def inline(fn: F) -> F:
