@@ -108,6 +108,13 @@ def typed(result: Any, *arguments: Any) -> Callable[[F], F]:
     return decorate
 
 
+def once(helper: F, result: Any, *arguments: Any) -> F:
+    """An :func:`inline` helper compiled once more, as :func:`typed` does, for the call sites
+    where compiling it into each caller costs more compile time than the call costs at run
+    time (the rules' cold paths); its hot call sites keep it inlined."""
+    return cast(F, typed(result, *arguments)(cast(Any, helper).py_func))
+
+
 #: ``np.int64`` (a cast in compiled code), typed for mypy as the int it stands for: a value
 #: passed to another compiled function as an int64 whatever its source (an int32 array entry,
 #: a literal), so that the callee is compiled once.

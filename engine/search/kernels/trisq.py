@@ -71,6 +71,7 @@ from engine.search.kernels.rt import (
     i64,
     inline,
     jit,
+    once,
     r_legal,
     rand_below,
     rand_next,
@@ -191,6 +192,11 @@ def _defect(t: Any, s: Any, mover: int, a: int) -> int:
     return -1
 
 
+#: :func:`_defect` compiled once, for the legal moves and the playout's rarely run turns;
+#: the playout's sampling has it inlined.
+_defect_once = once(_defect, _I, _T, _S, _I, _I)
+
+
 @typed(numba.boolean, _T, _S, _I, _I, _I)
 def _pair_ok(t: Any, s: Any, mover: int, p: int, q: int) -> bool:
     """Whether {p, q}, two distinct open slots, is a legal turn (T8, T9)."""
@@ -223,13 +229,13 @@ def _legal(t: Any, s: Any, out: Any) -> int:
         first = s[b + TURNS] == 0
         for slot in range(t.slots):
             if _open(t, s, slot):
-                d = _defect(t, s, mover, slot)
+                d = _defect_once(t, s, mover, slot)
                 if d < 0 or (not first and _starts(t, s, mover, slot, d)):
                     out[k] = slot
                     k += 1
         return k
     # p is on the board: the turn goes on with DONE or a second placement.
-    d = _defect(t, s, mover, p)
+    d = _defect_once(t, s, mover, p)
     if d < 0:
         out[0] = t.slots
         k = 1
@@ -491,7 +497,7 @@ def _fallback(
     if first:
         return int(p), -1
     k = 0
-    if _defect(t, s, mover, p) < 0:
+    if _defect_once(t, s, mover, p) < 0:
         out[0] = t.slots
         k = 1
     for j in range(nfree):
@@ -589,7 +595,7 @@ def _answer_start(t: Any, s: Any, parent: Any, mover: int, last_p: int, last_q: 
     if p < 0 and last_q >= 0:
         p = _answer(t, s, parent, mover, last_q)
     if p >= 0:
-        d = _defect(t, s, mover, p)
+        d = _defect_once(t, s, mover, p)
         if d >= 0 and not _starts(t, s, mover, p, d):
             return -1
     return p
