@@ -117,6 +117,15 @@ def tt_store(keys: Any, tpn: Any, tdn: Any, work: Any, h: Any, pn: Any, dn: Any,
 
 
 @inline
+def _wins(t: Any, s: Any, s2: Any, w: Any, code: int, z: int) -> bool:
+    """Whether the legal move ``code`` wins at once for ``z``, the player to move in ``s``
+    (played on ``s2``, a copy)."""
+    copy_into(s2, s)
+    r_play(t, s2, w, i64(code))
+    return bool(r_winner(t, s2) == z)
+
+
+@inline
 def _expand(
     t: Any, d: int, attacker: int, states: Any, s2: Any, w: Any, buf: Any, moves: Any,
     hashes: Any, cpn: Any, cdn: Any, count: Any, keys: Any, tpn: Any, tdn: Any,
@@ -159,9 +168,7 @@ def _expand(
                 scans += 1
                 kk = r_legal(t, s2, buf2)
                 for i in range(kk):
-                    copy_into(s3, s2)
-                    r_play(t, s3, w, i64(buf2[i]))
-                    if r_winner(t, s3) == z:
+                    if _wins(t, s2, s3, w, buf2[i], z):
                         res = z
                         known = False
                         for c in range(ncand):
@@ -177,9 +184,7 @@ def _expand(
                     code = cand[c]
                     for i in range(kk):
                         if buf2[i] == code:
-                            copy_into(s3, s2)
-                            r_play(t, s3, w, i64(code))
-                            if r_winner(t, s3) == z:
+                            if _wins(t, s2, s3, w, code, z):
                                 res = z
                             break
                     if res >= 0:
