@@ -70,22 +70,24 @@ class _LockedCache(FunctionCache):
                 fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def _locked(dispatcher: Any) -> Any:
-    """``dispatcher`` (lazy: nothing compiled yet) with its cache writes locked."""
-    dispatcher._cache = _LockedCache(dispatcher.py_func)  # type: ignore[no-untyped-call]
-    return dispatcher
+def _cached(fn: F, **options: Any) -> F:
+    """``numba.njit(**options)(fn)`` cached on disk through :class:`_LockedCache` (in place of
+    the cache ``cache=True`` would make; lazy: nothing is compiled yet)."""
+    dispatcher = numba.njit(**options)(fn)
+    dispatcher._cache = _LockedCache(fn)  # type: ignore[no-untyped-call]
+    return cast(F, dispatcher)
 
 
 def jit(fn: F) -> F:
     """Compile ``fn`` with numba in nopython mode, cached on disk, releasing the GIL, with
     reference counting: for a function that makes arrays (a slice of a 2-d array is one)."""
-    return cast(F, _locked(numba.njit(cache=True, nogil=True)(fn)))
+    return _cached(fn, nogil=True)
 
 
 def kernel(fn: F) -> F:
     """Compile ``fn`` as :func:`jit` does but with :data:`OPTIONS` (no reference counting): a
     function that makes no array. One that did would not compile ("NRT required")."""
-    return cast(F, _locked(numba.njit(cache=True, **OPTIONS)(fn)))
+    return _cached(fn, **OPTIONS)
 
 
 def inline(fn: F) -> F:
