@@ -84,25 +84,31 @@ class Run:
     out: dict[str, Any]
 
 
-def child(names: list[str], cache: str, functions: bool = False) -> Run:
-    """Load the kernels of ``names`` in a fresh process with numba's cache in ``cache``; the
-    process's CPU seconds (user + system, from ``os.wait4``), its wall seconds and its
-    report (see :data:`CHILD`)."""
+def timed(command: list[str], cache: str, what: str) -> tuple[float, float, str]:
+    """Run ``command`` in a fresh process with numba's cache in ``cache``; its CPU seconds
+    (user + system, from ``os.wait4``: the process and the children it reaped), its wall
+    seconds and its standard output. RuntimeError, naming ``what``, if it fails."""
     env = dict(os.environ, NUMBA_CACHE_DIR=cache)
     env.pop("GTPGAMES_NUMBA_ROOT", None)
-    command = [sys.executable, "-c", CHILD, "1" if functions else "0", *names]
     start = time.perf_counter()
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         process = subprocess.Popen(command, env=env, stdout=out, stderr=err, text=True)
         _pid, status, usage = os.wait4(process.pid, 0)
-        process.returncode = os.waitstatus_to_exitcode(status)
         wall = time.perf_counter() - start
         out.seek(0)
         err.seek(0)
-        if process.returncode != 0:
-            raise RuntimeError(f"loading {' '.join(names)} failed: {err.read()}")
-        report: dict[str, Any] = json.loads(out.read().strip().splitlines()[-1])
-    return Run(usage.ru_utime + usage.ru_stime, wall, report)
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise RuntimeError(f"{what} failed: {err.read()}")
+        return usage.ru_utime + usage.ru_stime, wall, out.read()
+
+
+def child(names: list[str], cache: str, functions: bool = False) -> Run:
+    """Load the kernels of ``names`` in a fresh process with numba's cache in ``cache``: the
+    process's CPU and wall seconds (:func:`timed`) and its report (see :data:`CHILD`)."""
+    command = [sys.executable, "-c", CHILD, "1" if functions else "0", *names]
+    cpu, wall, text = timed(command, cache, f"loading {' '.join(names)}")
+    report: dict[str, Any] = json.loads(text.strip().splitlines()[-1])
+    return Run(cpu, wall, report)
 
 
 def measure(names: list[str], functions: bool = False) -> tuple[Run, Run]:
@@ -113,30 +119,24 @@ def measure(names: list[str], functions: bool = False) -> tuple[Run, Run]:
     return cold, warm
 
 
+def fresh(command: list[str], what: str) -> Run:
+    """``command`` on an empty cache: its CPU and wall seconds (:func:`timed`)."""
+    with tempfile.TemporaryDirectory(prefix="bench-compile-") as cache:
+        cpu, wall, _text = timed(command, cache, what)
+        return Run(cpu, wall, {})
+
+
 def bare_import() -> Run:
     """A child that imports numba and nothing else (what every process pays first)."""
-    with tempfile.TemporaryDirectory(prefix="bench-compile-") as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-        start = time.perf_counter()
-        process = subprocess.Popen([sys.executable, "-c", "import numba"], env=env)
-        _pid, _status, usage = os.wait4(process.pid, 0)
-        return Run(usage.ru_utime + usage.ru_stime, time.perf_counter() - start, {})
+    return fresh([sys.executable, "-c", "import numba"], "importing numba")
 
 
 def warmup_command(jobs: int | None) -> Run:
-    """``gtpgames warmup`` (with ``--jobs``) on an empty cache: wall and CPU seconds."""
-    with tempfile.TemporaryDirectory(prefix="bench-compile-") as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-        env.pop("GTPGAMES_NUMBA_ROOT", None)
-        command = [sys.executable, "-m", "gtpgames", "warmup"]
-        command += [] if jobs is None else ["--jobs", str(jobs)]
-        start = time.perf_counter()
-        process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL)
-        _pid, status, usage = os.wait4(process.pid, 0)  # its reaped children included
-        if os.waitstatus_to_exitcode(status) != 0:
-            raise RuntimeError(f"{' '.join(command)} failed")
-        return Run(usage.ru_utime + usage.ru_stime, time.perf_counter() - start, {})
+    """``gtpgames warmup`` (with ``--jobs``) on an empty cache: wall and CPU seconds (the
+    processes it starts included)."""
+    command = [sys.executable, "-m", "gtpgames", "warmup"]
+    command += [] if jobs is None else ["--jobs", str(jobs)]
+    return fresh(command, " ".join(command[1:]))
 
 
 def main() -> None:
