@@ -480,7 +480,7 @@ def solve(
         float, typer.Option(min=1.0, help="Megabytes for the table and the search stack.")
     ] = 256.0,
     threads: Annotated[
-        int, typer.Option(min=1, max=1, help="Search threads (one: the search is serial).")
+        int, typer.Option(min=1, max=64, help="Search threads, sharing the table.")
     ] = 1,
     all_moves: Annotated[
         bool, typer.Option("--all", help="List every winning move of a won position.")
@@ -509,7 +509,7 @@ def solve(
             raise ValueError("the game is over: nothing to solve")
         from engine.search.solve import Solver
 
-        solver = Solver(the_game, memory_mb=memory)
+        solver = Solver(the_game, memory_mb=memory, threads=threads)
         if checkpoint is not None and checkpoint.exists():
             solver.load(checkpoint)
     except (GameError, ValueError, OSError) as error:

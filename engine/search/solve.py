@@ -40,6 +40,9 @@ THREATS = frozenset({"brique", "bricka", "trisq"})
 #: Nodes per call of the compiled search between looks at the clock.
 SLICE = 20_000
 
+#: The table's layout in a checkpoint's header: a table of another layout is not read.
+TABLE_LAYOUT = 2
+
 
 def minimax(game: Game[Any], memo: dict[str, int] | None = None) -> int:
     """The exact value of ``game`` for the player to move by exhaustive minimax on the rules
@@ -102,12 +105,13 @@ class Solver:
     ``memory_mb`` bounds the table and the stack together: the stack (a frame per depth)
     takes what it needs and the table the rest, in whole buckets of four 32-byte entries.
     ``threats``: decide a child whose player to move has a move that wins at once without
-    a frame of its own (default: the games of :data:`THREATS`).
+    a frame of its own (default: the games of :data:`THREATS`). ``threads``: searches of the
+    same position at once, one per thread, sharing the table (each with a stack of its own).
     """
 
     def __init__(
         self, game: Game[Any], memory_mb: float = 256.0, eps: float = 0.25,
-        max_depth: int | None = None, threats: bool | None = None,
+        max_depth: int | None = None, threats: bool | None = None, threads: int = 1,
     ) -> None:
         from engine.search import kernels
 
@@ -131,41 +135,48 @@ class Solver:
         budget = int(memory_mb * 1024 * 1024)
         # room for longer records of earlier positions at later roots
         length = root.shape[0] + (256 if self.padded else 0)
-        stack = dfpn.frame_bytes(depth, most, length, root.dtype.itemsize, work)
+        if threads < 1:
+            raise ValueError(f"threads must be at least 1, not {threads}")
+        self.threads = threads
+        stack = threads * dfpn.frame_bytes(depth, most, length, root.dtype.itemsize, work)
         if stack + dfpn.ENTRY_BYTES * dfpn.BUCKET > budget:
             raise ValueError(
                 f"--memory {memory_mb:g} MB is too small: the search stack alone takes "
                 f"{stack / 2**20:.1f} MB")
         entries = (budget - stack) // dfpn.ENTRY_BYTES
         self.table = dfpn.new_table(entries)
-        self.frames = dfpn.new_frames(depth, most, root, work)
+        self.frames = [dfpn.new_frames(depth, most, root, work) for _ in range(threads)]
+        self.stop, self.busy = dfpn.new_shared(threads)
         self.most = most
         self.work = work
         self.eps = eps
         self.nodes = 0
+        #: The nodes each thread expanded (their sum is ``nodes``).
+        self.thread_nodes = [0] * threads
         self.depth_hit = False
         self.memory_mb = memory_mb
         self.threats = game.name in THREATS if threats is None else threats
         if game.outcome() is None:  # load (or compile) the search now, not in a timed solve
-            dfpn.search(self.tables, root, 0, self.table, self.frames, dfpn.new_meta(),
-                        eps, 0)
+            dfpn.search(self.tables, root, 0, self.table, self.frames[0], dfpn.new_meta(),
+                        eps, 0, self.stop, self.busy)
 
     # ------------------------------------------------------------------------- sizes
 
     @property
     def entries(self) -> int:
-        return int(self.table[0].shape[0])
+        return int(self.table.shape[0])
 
     def table_bytes(self) -> int:
-        return sum(int(a.nbytes) for a in self.table)
+        return int(self.table.nbytes)
 
     def memory_bytes(self) -> int:
-        """Bytes of the table and the stack together (within ``memory_mb``)."""
-        return self.table_bytes() + sum(int(a.nbytes) for a in self.frames)
+        """Bytes of the table and the stacks together (within ``memory_mb``)."""
+        return self.table_bytes() + sum(
+            int(a.nbytes) for frames in self.frames for a in frames)
 
     def used(self) -> int:
         """Table entries in use."""
-        return int((self.table[0] != 0).sum())
+        return int((self.table[:, self.dfpn.T_KEY] != 0).sum())
 
     # ------------------------------------------------------------------------ proving
 
@@ -183,29 +194,64 @@ class Solver:
         nodes: int | None = None,
     ) -> int:
         """Whether ``attacker`` wins from the array ``state`` (not over): 1 yes, -1 no,
-        0 undecided when the deadline (``time.monotonic()``) or the node limit came first."""
-        if self.frames[0].shape[1] != state.shape[0]:
-            self.frames = self.dfpn.new_frames(self.depth, self.most, state, self.work)
-        meta = self.dfpn.new_meta(self.threats)
-        start = int(meta[self.dfpn.M_NODES])
-        while True:
-            step = SLICE
-            if nodes is not None:
-                step = min(step, nodes - int(meta[self.dfpn.M_NODES]) + start)
-                if step <= 0:
+        0 undecided when the deadline (``time.monotonic()``) or the node limit came first.
+        With several threads, each runs a search of ``state`` (they share the table) until
+        one of them decides it."""
+        dfpn = self.dfpn
+        if self.frames[0][0].shape[1] != state.shape[0]:
+            self.frames = [dfpn.new_frames(self.depth, self.most, state, self.work)
+                           for _ in range(self.threads)]
+        metas = [dfpn.new_meta(self.threats, me, self.threads) for me in range(self.threads)]
+        self.stop[0] = 0
+        results = [0] * self.threads
+
+        def spent() -> int:
+            return sum(int(meta[dfpn.M_NODES]) for meta in metas)
+
+        def run(me: int) -> None:
+            meta = metas[me]
+            while True:
+                step = SLICE
+                if nodes is not None:
+                    step = min(step, nodes - spent())
+                    if step <= 0:
+                        break
+                result = int(dfpn.search(
+                    self.tables, state, attacker, self.table, self.frames[me], meta,
+                    self.eps, step, self.stop, self.busy))
+                if result != 0:
+                    results[me] = result
                     break
-            result = int(self.dfpn.search(
-                self.tables, state, attacker, self.table, self.frames, meta, self.eps, step))
-            if result != 0 or int(meta[self.dfpn.M_SP]) < 0:
-                break
-            if int(meta[self.dfpn.M_SP]) == 0 and int(meta[self.dfpn.M_PN]) != 0 and \
-                    result == 0 and _stalled(meta, self.dfpn):
-                break
-            if deadline is not None and time.monotonic() >= deadline:
-                break
-        self.nodes += int(meta[self.dfpn.M_NODES])
-        self.depth_hit = self.depth_hit or bool(meta[self.dfpn.M_DEPTH_HIT])
-        return result
+                if self.stop[0] != 0 or int(meta[dfpn.M_SP]) < 0:
+                    break
+                if int(meta[dfpn.M_SP]) == 0 and int(meta[dfpn.M_PN]) != 0 and \
+                        _stalled(meta, dfpn):
+                    break
+                if deadline is not None and time.monotonic() >= deadline:
+                    break
+            self.stop[0] = 1  # the others stop too (the compiled search looks at each node)
+
+        if self.threads == 1:
+            run(0)
+        else:
+            import threading
+
+            helpers = [threading.Thread(target=run, args=(me,), name=f"solve-{me}", daemon=True)
+                       for me in range(1, self.threads)]
+            for helper in helpers:
+                helper.start()
+            try:
+                run(0)
+            finally:
+                self.stop[0] = 1
+                for helper in helpers:
+                    helper.join()
+        self.nodes += spent()
+        for me, meta in enumerate(metas):
+            self.thread_nodes[me] += int(meta[dfpn.M_NODES])
+        self.depth_hit = self.depth_hit or any(bool(m[dfpn.M_DEPTH_HIT]) for m in metas)
+        decided = [r for r in results if r != 0]
+        return decided[0] if decided else 0
 
     def rule(self, state: Any, op: int, move: int = 0) -> tuple[int, Any]:
         """One rule on ``state`` (see :func:`engine.search.kernels.dfpn.rules`)."""
@@ -330,15 +376,14 @@ class Solver:
     def header(self) -> str:
         return json.dumps({"game": self.game.name, "options": {
             k: str(v) for k, v in sorted(self.game.options.items())},
-            "entries": self.entries})
+            "entries": self.entries, "layout": TABLE_LAYOUT})
 
     def save(self, path: Path) -> None:
         """Write the table to ``path`` (numpy's .npz)."""
         import numpy as np
 
-        keys, pn, dn, work = self.table
         with open(path, "wb") as out:
-            np.savez(out, header=np.array(self.header()), keys=keys, pn=pn, dn=dn, work=work)
+            np.savez(out, header=np.array(self.header()), table=self.table)
 
     def load(self, path: Path) -> None:
         """Read a table written by :meth:`save` for the same game, options and memory;
@@ -350,8 +395,7 @@ class Solver:
             if header != self.header():
                 raise ValueError(
                     f"{path} holds a table for {header}, not for {self.header()}")
-            for mine, name in zip(self.table, ("keys", "pn", "dn", "work"), strict=True):
-                mine[:] = data[name]
+            self.table[:] = data["table"]
 
 
 def _stalled(meta: Any, dfpn: Any) -> bool:

@@ -213,6 +213,57 @@ def test_endings_match_minimax(name: str, options: dict[str, object], setup: Any
     assert len(values) >= 1
 
 
+@pytest.mark.parametrize(("name", "options", "moves"), [
+    ("brique", {"size": 4, "pie": False}, ""),
+    ("brique", {"size": 4, "pie": True}, "b2"),
+    ("flicker", {"size": 4, "pie": False}, "b2 c3 c2 b3"),  # a game with draws
+])
+def test_threads_find_what_one_thread_finds(
+    name: str, options: dict[str, object], moves: str
+) -> None:
+    """Two threads sharing the table give the value and the winning moves one thread gives
+    (which the tests above check against minimax and against solves after each move), and
+    both threads search."""
+    game = new_game(name, **options)
+    for token in moves.split():
+        game.play_text(token)
+    alone = Solver(game, memory_mb=32).solve(game, all_moves=True)
+    solver = Solver(game, memory_mb=32, threads=2)
+    found = solver.solve(game, all_moves=True)
+    assert found.value == alone.value != "unknown"
+    assert found.winning == alone.winning
+    assert found.nodes == sum(solver.thread_nodes)
+    assert min(solver.thread_nodes) > 0
+
+
+def test_threads_solve_endings_as_minimax_does() -> None:
+    endings = random_endings("brique", {"size": 5, "pie": True}, seed=11, count=6, cap=3000)
+    solver = Solver(endings[0][0], memory_mb=16, threads=2)
+    for game, value in endings:
+        assert solver.solve(game).value == VALUES[value], game.position_string()
+
+
+def test_an_entry_read_while_written_is_no_entry() -> None:
+    """An entry whose numbers are not the ones its key was written with (what a read
+    between another thread's writes of its words would see) is not found, and a search
+    that finds no entry starts from 1 and 1: it is slower, never wrong."""
+    import numpy as np
+
+    from engine.search.kernels import dfpn
+
+    table = dfpn.new_table(64)
+    h = np.uint64(0x123456789ABCDEF1)
+    dfpn.tt_store(table, h, 3, 5, 7)
+    assert dfpn.tt_get(table, h) == (3, 5)
+    slot = int(np.nonzero(table[:, dfpn.T_KEY])[0][0])
+    other = np.uint64(int(h) + 16)  # the same bucket: 16 buckets of four
+    dfpn.tt_store(table, other, 0, dfpn.INF, 9)
+    assert dfpn.tt_get(table, other) == (0, dfpn.INF)
+    table[slot, dfpn.T_PN] = 0  # a proof written over the entry, its key not yet
+    assert dfpn.tt_get(table, h) == (-1, -1)
+    assert dfpn.tt_get(table, other) == (0, dfpn.INF)
+
+
 def test_table_stays_inside_memory() -> None:
     game = new_game("brique", size=4, pie=False)
     for megabytes in (1.0, 3.0, 10.0):
@@ -313,7 +364,8 @@ def test_cli_solves_and_lists_winning_moves(tmp_path: Path) -> None:
     code, out, _ = run_cli("brique", "--size", "3", "--option", "pie=off", "--memory", "8",
                            "--checkpoint", str(path))
     assert code == 0 and "nodes: 1\n" in out  # the root's proof came from the file
-    code, out, _ = run_cli("brique", "--size", "3", "--moves", "a1", "--memory", "8")
+    code, out, _ = run_cli("brique", "--size", "3", "--moves", "a1", "--memory", "8",
+                           "--threads", "2")
     assert code == 0 and out.startswith("White to move: win")
 
 
@@ -323,6 +375,7 @@ def test_cli_solves_and_lists_winning_moves(tmp_path: Path) -> None:
     (("brique", "--size", "3", "--moves", "a1", "--position", "3/3/3 b -"), "not both"),
     (("brique", "--size", "3", "--memory", "1", "--option", "pie"), "KEY=VALUE"),
     (("brique", "--size", "3", "--moves", "b1 a1 b2 a2 b3"), "game is over"),
+    (("brique", "--threads", "0"), "'--threads'"),
     (("brique", "--size", "9", "--memory", "2", "--time", "0.5", "--checkpoint",
       "/nonexistent/x.npz"),
      "No such file"),

@@ -52,6 +52,13 @@ INF = np.int64(1) << np.int64(40)
 #: pn = dn = UNKNOWN for a child past the depth limit: never proven, seldom chosen.
 UNKNOWN = np.int64(1) << np.int64(30)
 BUCKET = 4
+# the columns of a table entry (one row of int64: an entry's words share a cache line)
+T_KEY = 0  # the hash sealed with the numbers (:func:`_seal`); 0: empty
+T_PN = 1
+T_DN = 2
+T_WORK = 3  # nodes expanded under the entry's position when it was written
+#: Slots of each thread's marks of the positions on its stack (:func:`search`).
+BUSY = 4096
 
 # meta slots (int64)
 M_SP = 0  # the top frame (-1: not started)
@@ -62,9 +69,13 @@ M_DEPTH_HIT = 4  # 1 if the depth limit was reached (the search may then not end
 M_STORES = 5  # table writes
 M_MAXDEPTH = 6  # deepest frame used
 M_THREATS = 7  # 1: decide a child whose player to move wins at once (see _expand)
-N_META = 8
+M_ME = 8  # this search's thread (its row of the busy marks)
+M_THREADS = 9  # threads searching the same root with the same table
+N_META = 10
 
 _ATT = np.uint64(0x9E3779B97F4A7C15)
+_MIX_PN = np.uint64(0xD6E8FEB86659FD93)
+_MIX_DN = np.uint64(0xA0761D6478BD642F)
 
 
 @inline
@@ -78,42 +89,55 @@ def state_hash(t: Any, s: Any, attacker: int) -> Any:
 
 
 @inline
-def tt_find(keys: Any, h: Any) -> int:
-    """The table slot holding ``h``, or -1."""
-    nb = keys.shape[0] // BUCKET
-    b = int(h % np.uint64(nb)) * BUCKET
-    for j in range(b, b + BUCKET):
-        if keys[j] == h:
-            return j
-    return -1
+def _seal(h: Any, pn: Any, dn: Any) -> Any:
+    """The key word of an entry: the hash ``h`` mixed with its numbers, so that an entry read
+    while another thread writes it (some words old, some new) fails the check of
+    :func:`tt_get` instead of pairing a key with another position's numbers."""
+    return h ^ (np.uint64(pn) * _MIX_PN) ^ (np.uint64(dn) * _MIX_DN)
 
 
 @inline
-def tt_store(keys: Any, tpn: Any, tdn: Any, work: Any, h: Any, pn: Any, dn: Any, wk: Any) -> None:
+def tt_get(tt: Any, h: Any) -> Any:
+    """The numbers (pn, dn) the table holds for ``h``, or (-1, -1)."""
+    nb = tt.shape[0] // BUCKET
+    b = int(h % np.uint64(nb)) * BUCKET
+    for j in range(b, b + BUCKET):
+        pn = tt[j, T_PN]
+        dn = tt[j, T_DN]
+        if np.uint64(tt[j, T_KEY]) == _seal(h, pn, dn):
+            return pn, dn
+    return np.int64(-1), np.int64(-1)
+
+
+@inline
+def tt_store(tt: Any, h: Any, pn: Any, dn: Any, wk: Any) -> None:
     """Write (pn, dn, work) for ``h``: its own slot, an empty one, or the bucket's entry of
     least work (a proven entry only gives way to another proof)."""
-    nb = keys.shape[0] // BUCKET
+    nb = tt.shape[0] // BUCKET
     b = int(h % np.uint64(nb)) * BUCKET
     victim = -1
     least = np.int64(1) << np.int64(62)
     for j in range(b, b + BUCKET):
-        if keys[j] == h:
+        key = np.uint64(tt[j, T_KEY])
+        a = tt[j, T_PN]
+        c = tt[j, T_DN]
+        if key == _seal(h, a, c):
             victim = j
             break
-        if keys[j] == np.uint64(0):
+        if key == np.uint64(0):
             victim = j
             least = np.int64(-1)
             continue
-        cost = work[j]
-        if tpn[j] == 0 or tdn[j] == 0:
+        cost = tt[j, T_WORK]
+        if a == 0 or c == 0:
             cost += np.int64(1) << np.int64(50)
         if cost < least:
             least = cost
             victim = j
-    keys[victim] = h
-    tpn[victim] = pn
-    tdn[victim] = dn
-    work[victim] = wk
+    tt[victim, T_PN] = pn
+    tt[victim, T_DN] = dn
+    tt[victim, T_WORK] = wk
+    tt[victim, T_KEY] = np.int64(_seal(h, pn, dn))
 
 
 @inline
@@ -128,8 +152,8 @@ def _wins(t: Any, s: Any, s2: Any, w: Any, code: int, z: int) -> bool:
 @inline
 def _expand(
     t: Any, d: int, attacker: int, states: Any, s2: Any, w: Any, buf: Any, moves: Any,
-    hashes: Any, cpn: Any, cdn: Any, count: Any, keys: Any, tpn: Any, tdn: Any,
-    threats: int, s3: Any, buf2: Any, cand: Any,
+    hashes: Any, cpn: Any, cdn: Any, count: Any, tt: Any, threats: int, s3: Any, buf2: Any,
+    cand: Any,
 ) -> None:
     """Generate the children of frame ``d``: their moves, hashes and first numbers (a
     terminal child proven or disproven, else the table's numbers, else 1 and 1).
@@ -152,10 +176,10 @@ def _expand(
         h = state_hash(t, s2, attacker)
         hashes[d, j] = h
         if res < 0:
-            slot = tt_find(keys, h)
-            if slot >= 0:
-                cpn[d, j] = tpn[slot]
-                cdn[d, j] = tdn[slot]
+            a, b = tt_get(tt, h)
+            if a >= 0:
+                cpn[d, j] = a
+                cdn[d, j] = b
                 continue
             cpn[d, j] = 1
             cdn[d, j] = 1
@@ -201,17 +225,26 @@ def _expand(
 
 @jit
 def search(
-    t: Any, root: Any, attacker: int, table: Any, frames: Any, meta: Any, eps: float,
-    budget: int,
+    t: Any, root: Any, attacker: int, tt: Any, frames: Any, meta: Any, eps: float,
+    budget: int, stop: Any, busy: Any,
 ) -> int:
     """Run df-pn from ``root`` for at most ``budget`` more expanded nodes (continuing the
     search whose stack ``frames`` and ``meta`` hold, or starting one when ``meta[M_SP]`` is
     -1). Returns 1 when the root is proven (the attacker wins), -1 when disproven, 0 when
-    the budget ran out first. The root must not be over."""
-    keys, tpn, tdn, work = table
+    the budget ran out first or ``stop[0]`` was set. The root must not be over.
+
+    Several threads may search the same root with the same table ``tt``, each with its own
+    frames and meta (``meta[M_ME]`` its number, ``meta[M_THREADS]`` how many): each marks the
+    positions on its stack in its row of ``busy``, and a thread choosing a child takes one
+    that another thread is in as twice as hard as its numbers say, so the threads spread over
+    the tree; each sees the others' results through the table, and the one that decides the
+    root sets ``stop[0]``, which ends the others' calls."""
     states, s2, w, buf, moves, hashes, cpn, cdn, count, thpn, thdn, chosen, nh, work0, s3, \
         buf2, cand = frames
     threats = meta[M_THREATS]
+    me = meta[M_ME]
+    nthreads = meta[M_THREADS]
+    mask = busy.shape[1] - 1
     depth_cap = states.shape[0]
     # a new frame is expanded at the top of the loop: one call of _expand to compile
     fresh = meta[M_SP] < 0
@@ -222,67 +255,109 @@ def search(
         thdn[0] = INF - 1
         work0[0] = meta[M_NODES]
         meta[M_SP] = 0
+        for i in range(busy.shape[1]):
+            busy[me, i] = 0
     spent = 0
     while True:
+        if stop[0] != 0:
+            return 0
         d = meta[M_SP]
         if fresh:
-            _expand(t, d, attacker, states, s2, w, buf, moves, hashes, cpn, cdn, count, keys,
-                    tpn, tdn, threats, s3, buf2, cand)
+            _expand(t, d, attacker, states, s2, w, buf, moves, hashes, cpn, cdn, count, tt,
+                    threats, s3, buf2, cand)
             meta[M_NODES] += 1
             fresh = False
         k = count[d]
         is_or = r_to_move(t, states[d]) == attacker
-        # refresh the children from the table; find the node's numbers and the best child
+        # refresh the children from the table; find the node's numbers and the best child:
+        # the least "mine" (the number the node minimises over), the next, and its child
+        least = INF + 1
+        least2 = INF + 1
         best = -1
-        first_v = INF + 1
-        second_v = INF + 1
-        total = np.int64(0)
-        proven_child = False
+        total = np.int64(0)  # the sum of "theirs" (the number the node adds up)
         for j in range(k):
             a = cpn[d, j]
             b = cdn[d, j]
             if a != 0 and b != 0 and a != UNKNOWN:
-                slot = tt_find(keys, hashes[d, j])
-                if slot >= 0:
-                    a = tpn[slot]
-                    b = tdn[slot]
+                ta, tb = tt_get(tt, hashes[d, j])
+                if ta >= 0:
+                    a = ta
+                    b = tb
                     cpn[d, j] = a
                     cdn[d, j] = b
-            # "mine" is the number the node minimises over, "theirs" the one it adds up
             mine = a if is_or else b
-            theirs = b if is_or else a
-            if mine == 0:
-                proven_child = True
-            total += theirs
-            if mine < first_v:
-                second_v = first_v
-                first_v = mine
+            total += b if is_or else a
+            if mine < least:
+                least2 = least
+                least = mine
                 best = j
-            elif mine < second_v:
-                second_v = mine
-        if proven_child:
+            elif mine < least2:
+                least2 = mine
+        if least == 0:  # a child proven for the player who chooses
             m_node = np.int64(0)
             t_node = INF
-        elif k == 0 or first_v >= INF:
+        elif k == 0 or least >= INF:
             m_node = INF
             t_node = np.int64(0)
         else:
-            m_node = first_v
+            m_node = least
             t_node = min(total, INF - 2)
+        first_v = least
+        second_v = least2
+        if nthreads > 1 and 0 < m_node < INF and t_node <= m_node:
+            # the node looks decided by all its children rather than by one (the number
+            # they add up is the smaller): the threads may share them out, so a child
+            # another thread is in counts double for the choice
+            first_v = INF + 1
+            second_v = INF + 1
+            best_v = best
+            for j in range(k):
+                mine = cpn[d, j] if is_or else cdn[d, j]
+                if mine < INF:
+                    slot = np.int64(hashes[d, j] & np.uint64(mask))
+                    for o in range(nthreads):
+                        if o != me and busy[o, slot] > 0:
+                            mine = mine * 2
+                            break
+                if mine < first_v:
+                    second_v = first_v
+                    first_v = mine
+                    best_v = j
+                elif mine < second_v:
+                    second_v = mine
+            if best_v != best:
+                c_mine = min(thpn[d] if is_or else thdn[d],
+                             max(first_v + 1, np.int64(second_v * (1.0 + eps)) + 1
+                                 if second_v < INF else INF))
+                if c_mine > (cpn[d, best_v] if is_or else cdn[d, best_v]):
+                    best = best_v
+                else:
+                    # the free child is past the node's threshold: the least one it is
+                    first_v = least
+                    second_v = least2
         pn = m_node if is_or else t_node
         dn = t_node if is_or else m_node
+        if nthreads > 1 and d > 0 and pn != 0 and dn != 0:
+            # decided by another thread meanwhile: no use searching on under it
+            ta, tb = tt_get(tt, nh[d])
+            if ta == 0 or tb == 0:
+                pn = ta
+                dn = tb
         if pn >= thpn[d] or dn >= thdn[d] or pn == 0 or dn == 0:
-            tt_store(keys, tpn, tdn, work, nh[d], pn, dn, meta[M_NODES] - work0[d])
+            tt_store(tt, nh[d], pn, dn, meta[M_NODES] - work0[d])
             meta[M_STORES] += 1
             if d == 0:
                 meta[M_PN] = pn
                 meta[M_DN] = dn
                 if pn == 0:
+                    stop[0] = 1
                     return 1
                 if dn == 0:
+                    stop[0] = 1
                     return -1
                 # thresholds of the root are never reached otherwise
                 return 0
+            busy[me, np.int64(nh[d] & np.uint64(mask))] -= 1
             meta[M_SP] = d - 1
             c = chosen[d - 1]
             cpn[d - 1, c] = pn
@@ -312,6 +387,7 @@ def search(
         copy_into(states[e], states[d])
         r_play(t, states[e], w, i64(moves[d, best]))
         nh[e] = hashes[d, best]
+        busy[me, np.int64(nh[e] & np.uint64(mask))] += 1
         thpn[e] = c_mine if is_or else c_theirs
         thdn[e] = c_theirs if is_or else c_mine
         work0[e] = meta[M_NODES]
@@ -340,15 +416,17 @@ def rules(t: Any, s: Any, w: Any, out: Any, op: int, move: int) -> int:
     return r_to_move(t, s)
 
 
-def new_table(entries: int) -> tuple[np.ndarray[Any, Any], ...]:
-    """An empty table of ``entries`` slots (rounded down to whole buckets, at least one)."""
+def new_table(entries: int) -> np.ndarray[Any, np.dtype[np.int64]]:
+    """An empty table of ``entries`` slots (rounded down to whole buckets, at least one): a
+    row per entry (the ``T_*`` columns)."""
     n = max(BUCKET, entries // BUCKET * BUCKET)
-    return (
-        np.zeros(n, dtype=np.uint64),
-        np.zeros(n, dtype=np.int64),
-        np.zeros(n, dtype=np.int64),
-        np.zeros(n, dtype=np.int64),
-    )
+    return np.zeros((n, 4), dtype=np.int64)
+
+
+def new_shared(threads: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """What the threads of one search share besides the table: the stop flag and each
+    thread's busy marks (see :func:`search`)."""
+    return np.zeros(1, dtype=np.int64), np.zeros((threads, BUSY), dtype=np.int32)
 
 
 #: Bytes of one table entry (key, pn, dn, work).
@@ -387,9 +465,14 @@ def new_frames(
     )
 
 
-def new_meta(threats: bool = False) -> np.ndarray[Any, np.dtype[np.int64]]:
-    """The counters of a new search (``threats``: see :data:`M_THREATS`)."""
+def new_meta(
+    threats: bool = False, me: int = 0, threads: int = 1,
+) -> np.ndarray[Any, np.dtype[np.int64]]:
+    """The counters of a new search (``threats``: see :data:`M_THREATS`) by thread ``me`` of
+    ``threads``."""
     meta = np.zeros(N_META, dtype=np.int64)
     meta[M_SP] = -1
     meta[M_THREATS] = int(threats)
+    meta[M_ME] = me
+    meta[M_THREADS] = threads
     return meta
