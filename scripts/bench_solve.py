@@ -2,7 +2,12 @@
 the table's size and use, on the empty small boards and on endings of random games (the kernel
 is compiled or loaded from the cache first, outside the time).
 
-Usage: python scripts/bench_solve.py [--memory MB] [--time S] [--only GAME,...]
+Usage: python scripts/bench_solve.py [--memory MB] [--time S] [--only GAME,...] [--threads N]
+[--size N] [--moves "M ..."]
+
+With --threads N each solve runs on N threads sharing the table (``gtpgames solve
+--threads``); compare thread counts in one run by alternating invocations, since a shared
+machine's speed drifts.
 """
 
 from __future__ import annotations
@@ -56,6 +61,11 @@ def main() -> None:
     parser.add_argument("--time", type=float, default=120.0,
                         help="seconds at most per board")
     parser.add_argument("--only", default="", help="comma-separated games (default: all)")
+    parser.add_argument("--threads", type=int, default=1, help="search threads per solve")
+    parser.add_argument("--size", type=int, default=None, help="only the boards of this size")
+    parser.add_argument("--moves", default="",
+                        help="moves played on each chosen board first (gtp), e.g. to a lost "
+                             "root")
     args = parser.parse_args()
     only = set(filter(None, args.only.split(",")))
     print("| board | value | nodes | seconds | nodes/s | table entries used | table MB | "
@@ -64,12 +74,18 @@ def main() -> None:
     for name, options, back in BOARDS:
         if only and name not in only:
             continue
+        if args.size is not None and options.get("size") != args.size:
+            continue
         game = position(name, options, back)
-        solver = Solver(game, memory_mb=args.memory)
+        for token in args.moves.split():
+            game.play_text(token)
+        solver = Solver(game, memory_mb=args.memory, threads=args.threads)
         found = solver.solve(game, seconds=args.time)
         rate = found.nodes / found.seconds if found.seconds else 0.0
         text = " ".join([name] + [f"{k}={v}" for k, v in options.items()])
         where = f", {back} plies from the end" if back else ""
+        where += f", after {args.moves}" if args.moves else ""
+        where += f", {args.threads} threads" if args.threads > 1 else ""
         print(f"| {text}{where} | {found.value} | {found.nodes:,} | "
               f"{found.seconds:.2f} | {rate:,.0f} | {solver.used():,} of {solver.entries:,} | "
               f"{solver.table_bytes() / 2**20:.0f} | {os.getloadavg()[0]:.2f} |", flush=True)
