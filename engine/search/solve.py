@@ -164,10 +164,10 @@ class Solver:
 
     @property
     def entries(self) -> int:
-        return int(self.table.shape[0])
+        return int(self.table[0].shape[0])
 
     def table_bytes(self) -> int:
-        return int(self.table.nbytes)
+        return sum(int(a.nbytes) for a in self.table)
 
     def memory_bytes(self) -> int:
         """Bytes of the table and the stacks together (within ``memory_mb``)."""
@@ -176,7 +176,7 @@ class Solver:
 
     def used(self) -> int:
         """Table entries in use."""
-        return int((self.table[:, self.dfpn.T_KEY] != 0).sum())
+        return int((self.table[0] != 0).sum())
 
     # ------------------------------------------------------------------------ proving
 
@@ -383,7 +383,8 @@ class Solver:
         import numpy as np
 
         with open(path, "wb") as out:
-            np.savez(out, header=np.array(self.header()), table=self.table)
+            keys, data = self.table
+            np.savez(out, header=np.array(self.header()), keys=keys, data=data)
 
     def load(self, path: Path) -> None:
         """Read a table written by :meth:`save` for the same game, options and memory;
@@ -395,7 +396,8 @@ class Solver:
             if header != self.header():
                 raise ValueError(
                     f"{path} holds a table for {header}, not for {self.header()}")
-            self.table[:] = data["table"]
+            for mine, name in zip(self.table, ("keys", "data"), strict=True):
+                mine[:] = data[name]
 
 
 def _stalled(meta: Any, dfpn: Any) -> bool:

@@ -251,17 +251,20 @@ def test_an_entry_read_while_written_is_no_entry() -> None:
 
     from engine.search.kernels import dfpn
 
-    table = dfpn.new_table(64)
+    keys, data = dfpn.new_table(64)
     h = np.uint64(0x123456789ABCDEF1)
-    dfpn.tt_store(table, h, 3, 5, 7)
-    assert dfpn.tt_get(table, h) == (3, 5)
-    slot = int(np.nonzero(table[:, dfpn.T_KEY])[0][0])
+    dfpn.tt_store(keys, data, h, 3, 5, 7)
+    assert dfpn.tt_get(keys, data, h) == (3, 5)
+    slot = int(np.nonzero(keys)[0][0])
     other = np.uint64(int(h) + 16)  # the same bucket: 16 buckets of four
-    dfpn.tt_store(table, other, 0, dfpn.INF, 9)
-    assert dfpn.tt_get(table, other) == (0, dfpn.INF)
-    table[slot, dfpn.T_PN] = 0  # a proof written over the entry, its key not yet
-    assert dfpn.tt_get(table, h) == (-1, -1)
-    assert dfpn.tt_get(table, other) == (0, dfpn.INF)
+    dfpn.tt_store(keys, data, other, 0, dfpn.INF, 9)
+    assert dfpn.tt_get(keys, data, other) == (0, dfpn.INF)
+    data[slot, dfpn.D_PN] = 0  # another position's proof written, its key not yet
+    assert dfpn.tt_get(keys, data, h) == (-1, -1)
+    assert dfpn.tt_get(keys, data, other) == (0, dfpn.INF)
+    keys[slot] = other ^ np.uint64(1)  # the key written, the check word not yet
+    data[slot, dfpn.D_PN] = 3
+    assert dfpn.tt_get(keys, data, other ^ np.uint64(1)) == (-1, -1)
 
 
 def test_table_stays_inside_memory() -> None:

@@ -12,10 +12,10 @@ steps, Trisq, has one player move several times in a row: the node type follows 
 move). A draw, or a win of the other side, disproves. A game with draws is solved by two
 searches, one per attacker (:mod:`engine.search.solve`).
 
-The transposition table is a fixed set of arrays (bounded memory), in buckets of four entries
-keyed by a 64-bit hash of the game's key of the state (``r_key``: by default a hash of the
-whole state array) and the attacker; a new entry replaces the entry of the bucket whose
-subtree took the least work. The state arrays of the games with a repetition rule (Flicker,
+The transposition table is one fixed array (bounded memory), a row per entry, in buckets of
+four entries keyed by a 64-bit hash of the game's key of the state (``r_key``: by default a
+hash of the whole state array) and the attacker; a new entry replaces the entry of the bucket
+whose subtree took the least work. The state arrays of the games with a repetition rule (Flicker,
 Brax) hold the earlier positions that can come back, so a position's key includes the
 history its result depends on, and the graph the search sees has no cycles.
 
@@ -26,6 +26,8 @@ that stop it, without a frame for each of the others.
 
 The search runs in slices of at most ``budget`` expanded nodes: its stack lives in the frame
 arrays, so a later call continues where the last one stopped (the caller checks the clock).
+Several threads may search one root with one table (:func:`search`; docs/design/kernels.md,
+"Threads").
 """
 
 from __future__ import annotations
@@ -52,11 +54,12 @@ INF = np.int64(1) << np.int64(40)
 #: pn = dn = UNKNOWN for a child past the depth limit: never proven, seldom chosen.
 UNKNOWN = np.int64(1) << np.int64(30)
 BUCKET = 4
-# the columns of a table entry (one row of int64: an entry's words share a cache line)
-T_KEY = 0  # the hash sealed with the numbers (:func:`_seal`); 0: empty
-T_PN = 1
-T_DN = 2
-T_WORK = 3  # nodes expanded under the entry's position when it was written
+# the columns of an entry's row of numbers (its key is in an array of keys, four to a
+# bucket in one cache line; its numbers in one row, in another line)
+D_PN = 0
+D_DN = 1
+D_WORK = 2  # nodes expanded under the entry's position when it was written
+D_CHECK = 3  # the key sealed with the numbers (:func:`_seal`)
 #: Slots of each thread's marks of the positions on its stack (:func:`search`).
 BUSY = 4096
 
@@ -90,54 +93,54 @@ def state_hash(t: Any, s: Any, attacker: int) -> Any:
 
 @inline
 def _seal(h: Any, pn: Any, dn: Any) -> Any:
-    """The key word of an entry: the hash ``h`` mixed with its numbers, so that an entry read
-    while another thread writes it (some words old, some new) fails the check of
+    """The check word of an entry: the hash ``h`` mixed with its numbers, so that an entry
+    read while another thread writes it (some words old, some new) fails the check of
     :func:`tt_get` instead of pairing a key with another position's numbers."""
-    return h ^ (np.uint64(pn) * _MIX_PN) ^ (np.uint64(dn) * _MIX_DN)
+    return np.int64(h ^ (np.uint64(pn) * _MIX_PN) ^ (np.uint64(dn) * _MIX_DN))
 
 
 @inline
-def tt_get(tt: Any, h: Any) -> Any:
+def tt_get(keys: Any, data: Any, h: Any) -> Any:
     """The numbers (pn, dn) the table holds for ``h``, or (-1, -1)."""
-    nb = tt.shape[0] // BUCKET
+    nb = keys.shape[0] // BUCKET
     b = int(h % np.uint64(nb)) * BUCKET
     for j in range(b, b + BUCKET):
-        pn = tt[j, T_PN]
-        dn = tt[j, T_DN]
-        if np.uint64(tt[j, T_KEY]) == _seal(h, pn, dn):
-            return pn, dn
+        if keys[j] == h:
+            pn = data[j, D_PN]
+            dn = data[j, D_DN]
+            if data[j, D_CHECK] == _seal(h, pn, dn):
+                return pn, dn
+            break
     return np.int64(-1), np.int64(-1)
 
 
 @inline
-def tt_store(tt: Any, h: Any, pn: Any, dn: Any, wk: Any) -> None:
+def tt_store(keys: Any, data: Any, h: Any, pn: Any, dn: Any, wk: Any) -> None:
     """Write (pn, dn, work) for ``h``: its own slot, an empty one, or the bucket's entry of
     least work (a proven entry only gives way to another proof)."""
-    nb = tt.shape[0] // BUCKET
+    nb = keys.shape[0] // BUCKET
     b = int(h % np.uint64(nb)) * BUCKET
     victim = -1
     least = np.int64(1) << np.int64(62)
     for j in range(b, b + BUCKET):
-        key = np.uint64(tt[j, T_KEY])
-        a = tt[j, T_PN]
-        c = tt[j, T_DN]
-        if key == _seal(h, a, c):
+        if keys[j] == h:
             victim = j
             break
-        if key == np.uint64(0):
+        if keys[j] == np.uint64(0):
             victim = j
             least = np.int64(-1)
             continue
-        cost = tt[j, T_WORK]
-        if a == 0 or c == 0:
+        cost = data[j, D_WORK]
+        if data[j, D_PN] == 0 or data[j, D_DN] == 0:
             cost += np.int64(1) << np.int64(50)
         if cost < least:
             least = cost
             victim = j
-    tt[victim, T_PN] = pn
-    tt[victim, T_DN] = dn
-    tt[victim, T_WORK] = wk
-    tt[victim, T_KEY] = np.int64(_seal(h, pn, dn))
+    data[victim, D_PN] = pn
+    data[victim, D_DN] = dn
+    data[victim, D_WORK] = wk
+    data[victim, D_CHECK] = _seal(h, pn, dn)
+    keys[victim] = h
 
 
 @inline
@@ -152,8 +155,8 @@ def _wins(t: Any, s: Any, s2: Any, w: Any, code: int, z: int) -> bool:
 @inline
 def _expand(
     t: Any, d: int, attacker: int, states: Any, s2: Any, w: Any, buf: Any, moves: Any,
-    hashes: Any, cpn: Any, cdn: Any, count: Any, tt: Any, threats: int, s3: Any, buf2: Any,
-    cand: Any,
+    hashes: Any, cpn: Any, cdn: Any, count: Any, keys: Any, data: Any, threats: int,
+    s3: Any, buf2: Any, cand: Any,
 ) -> None:
     """Generate the children of frame ``d``: their moves, hashes and first numbers (a
     terminal child proven or disproven, else the table's numbers, else 1 and 1).
@@ -176,7 +179,7 @@ def _expand(
         h = state_hash(t, s2, attacker)
         hashes[d, j] = h
         if res < 0:
-            a, b = tt_get(tt, h)
+            a, b = tt_get(keys, data, h)
             if a >= 0:
                 cpn[d, j] = a
                 cdn[d, j] = b
@@ -225,7 +228,7 @@ def _expand(
 
 @jit
 def search(
-    t: Any, root: Any, attacker: int, tt: Any, frames: Any, meta: Any, eps: float,
+    t: Any, root: Any, attacker: int, table: Any, frames: Any, meta: Any, eps: float,
     budget: int, stop: Any, busy: Any,
 ) -> int:
     """Run df-pn from ``root`` for at most ``budget`` more expanded nodes (continuing the
@@ -233,12 +236,13 @@ def search(
     -1). Returns 1 when the root is proven (the attacker wins), -1 when disproven, 0 when
     the budget ran out first or ``stop[0]`` was set. The root must not be over.
 
-    Several threads may search the same root with the same table ``tt``, each with its own
+    Several threads may search the same root with the same table, each with its own
     frames and meta (``meta[M_ME]`` its number, ``meta[M_THREADS]`` how many): each marks the
     positions on its stack in its row of ``busy``, and a thread choosing a child takes one
     that another thread is in as twice as hard as its numbers say, so the threads spread over
     the tree; each sees the others' results through the table, and the one that decides the
     root sets ``stop[0]``, which ends the others' calls."""
+    keys, data = table
     states, s2, w, buf, moves, hashes, cpn, cdn, count, thpn, thdn, chosen, nh, work0, s3, \
         buf2, cand = frames
     threats = meta[M_THREATS]
@@ -263,8 +267,8 @@ def search(
             return 0
         d = meta[M_SP]
         if fresh:
-            _expand(t, d, attacker, states, s2, w, buf, moves, hashes, cpn, cdn, count, tt,
-                    threats, s3, buf2, cand)
+            _expand(t, d, attacker, states, s2, w, buf, moves, hashes, cpn, cdn, count, keys,
+                    data, threats, s3, buf2, cand)
             meta[M_NODES] += 1
             fresh = False
         k = count[d]
@@ -279,7 +283,7 @@ def search(
             a = cpn[d, j]
             b = cdn[d, j]
             if a != 0 and b != 0 and a != UNKNOWN:
-                ta, tb = tt_get(tt, hashes[d, j])
+                ta, tb = tt_get(keys, data, hashes[d, j])
                 if ta >= 0:
                     a = ta
                     b = tb
@@ -339,12 +343,12 @@ def search(
         dn = t_node if is_or else m_node
         if nthreads > 1 and d > 0 and pn != 0 and dn != 0:
             # decided by another thread meanwhile: no use searching on under it
-            ta, tb = tt_get(tt, nh[d])
+            ta, tb = tt_get(keys, data, nh[d])
             if ta == 0 or tb == 0:
                 pn = ta
                 dn = tb
         if pn >= thpn[d] or dn >= thdn[d] or pn == 0 or dn == 0:
-            tt_store(tt, nh[d], pn, dn, meta[M_NODES] - work0[d])
+            tt_store(keys, data, nh[d], pn, dn, meta[M_NODES] - work0[d])
             meta[M_STORES] += 1
             if d == 0:
                 meta[M_PN] = pn
@@ -416,11 +420,11 @@ def rules(t: Any, s: Any, w: Any, out: Any, op: int, move: int) -> int:
     return r_to_move(t, s)
 
 
-def new_table(entries: int) -> np.ndarray[Any, np.dtype[np.int64]]:
-    """An empty table of ``entries`` slots (rounded down to whole buckets, at least one): a
-    row per entry (the ``T_*`` columns)."""
+def new_table(entries: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """An empty table of ``entries`` slots (rounded down to whole buckets, at least one): the
+    keys, and a row of numbers per entry (the ``D_*`` columns)."""
     n = max(BUCKET, entries // BUCKET * BUCKET)
-    return np.zeros((n, 4), dtype=np.int64)
+    return np.zeros(n, dtype=np.uint64), np.zeros((n, 4), dtype=np.int64)
 
 
 def new_shared(threads: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
@@ -429,8 +433,8 @@ def new_shared(threads: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]
     return np.zeros(1, dtype=np.int64), np.zeros((threads, BUSY), dtype=np.int32)
 
 
-#: Bytes of one table entry (key, pn, dn, work).
-ENTRY_BYTES = 32
+#: Bytes of one table entry (key, pn, dn, work, check).
+ENTRY_BYTES = 40
 
 
 def frame_bytes(depth: int, most: int, length: int, itemsize: int, work: int) -> int:
