@@ -102,8 +102,9 @@ class Solution:
 class Solver:
     """The compiled df-pn search of one game (with its options), its table and its stack.
 
-    ``memory_mb`` bounds the table and the stack together: the stack (a frame per depth)
-    takes what it needs and the table the rest, in whole buckets of four 32-byte entries.
+    ``memory_mb`` bounds the table and the stacks together: the stacks (a frame per depth,
+    one stack per thread) take what they need and the table the rest, in whole buckets of
+    four entries of :data:`engine.search.kernels.dfpn.ENTRY_BYTES` bytes.
     ``threats``: decide a child whose player to move has a move that wins at once without
     a frame of its own (default: the games of :data:`THREATS`). ``threads``: searches of the
     same position at once, one per thread, sharing the table (each with a stack of its own).

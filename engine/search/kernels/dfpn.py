@@ -238,10 +238,12 @@ def search(
 
     Several threads may search the same root with the same table, each with its own
     frames and meta (``meta[M_ME]`` its number, ``meta[M_THREADS]`` how many): each marks the
-    positions on its stack in its row of ``busy``, and a thread choosing a child takes one
-    that another thread is in as twice as hard as its numbers say, so the threads spread over
-    the tree; each sees the others' results through the table, and the one that decides the
-    root sets ``stop[0]``, which ends the others' calls."""
+    positions on its stack in its row of ``busy``; at a node that looks decided by all its
+    children (the number it adds up over them is the smaller of its two), a thread choosing
+    a child takes one that another thread is in as twice as hard as its numbers say, so the
+    threads share out the children that all need a proof. Each sees the others' results
+    through the table, and the one that decides the root sets ``stop[0]``, which ends the
+    others' calls."""
     keys, data = table
     states, s2, w, buf, moves, hashes, cpn, cdn, count, thpn, thdn, chosen, nh, work0, s3, \
         buf2, cand = frames
