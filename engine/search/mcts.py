@@ -435,7 +435,8 @@ class MctsPlayer(Player):
     ) -> None:
         super().__init__(rng)
         #: Whether to run the proof-number solver (engine/search/solve.py) first, on part of the
-        #: move's budget, and play its winning move when it proves the position won. Moves
+        #: move's budget (on :attr:`threads` threads), and play its winning move when it proves
+        #: the position won. Moves
         #: from the opening book of solved boards (engine/search/book) are played in any case.
         self.prove = prove
         self._solvers: dict[str, Any] = {}
@@ -538,11 +539,11 @@ class MctsPlayer(Player):
 
         if game.name not in KERNELS:
             return None
-        key = f"{game.name} {sorted(game.options.items())}"
+        key = f"{game.name} {sorted(game.options.items())} {self.threads}"
         solver = self._solvers.get(key)
         if solver is None:
             try:
-                solver = self._solvers[key] = Solver(game, memory_mb=64)
+                solver = self._solvers[key] = Solver(game, memory_mb=64, threads=self.threads)
             except ValueError:
                 return None
         seconds = None if limit.time is None else limit.time / 2

@@ -54,13 +54,14 @@ def test_book_move_is_played_and_reported_proven() -> None:
     assert best["move"] in book.lookup(game)["moves"]  # type: ignore[index]
 
 
-@pytest.mark.parametrize(("size", "pie"), [(3, False), (3, True), (4, False)])
-def test_self_play_winner_is_the_solved_side(size: int, pie: bool) -> None:
-    """The engine (solver on) against itself: the side the solution says wins, wins."""
+@pytest.mark.parametrize(("size", "pie", "threads"), [(3, False, 1), (3, True, 2), (4, False, 1)])
+def test_self_play_winner_is_the_solved_side(size: int, pie: bool, threads: int) -> None:
+    """The engine (solver on, on one thread or two) against itself: the side the solution says
+    wins, wins."""
     game = new_game("brique", size=size, pie=pie)
     value = Solver(game, memory_mb=16).solve(game).value
     winner_expected = game.to_move if value == "win" else 1 - game.to_move
-    player = MctsPlayer(random.Random(3), prove=True)
+    player = MctsPlayer(random.Random(3), prove=True, threads=threads)
     proven_moves = 0
     while game.outcome() is None:
         result = player.search(game, Limit(playouts=20_000))
@@ -70,3 +71,20 @@ def test_self_play_winner_is_the_solved_side(size: int, pie: bool) -> None:
     outcome = game.outcome()
     assert outcome is not None and outcome.winner == winner_expected
     assert proven_moves > 0
+
+
+def test_prove_on_two_threads_plays_a_winning_move() -> None:
+    """Out of the book, a player with two threads proves the position with the solver on
+    both and plays a move after which the opponent is lost."""
+    game = new_game("brique", size=5, pie=False)
+    for token in ("c3", "c2"):  # Black to move wins (some 30,000 nodes)
+        game.play_text(token)
+    assert book.proven_move(game) is None
+    player = MctsPlayer(random.Random(1), prove=True, threads=2)
+    result = player.search(game, Limit(playouts=20_000))
+    assert result.proven == "win"
+    after = game.copy()
+    after.play(result.best)
+    assert Solver(after, memory_mb=16).solve(after).value == "loss"
+    (solver,) = player._solvers.values()
+    assert solver.threads == 2 and min(solver.thread_nodes) > 0
