@@ -12,12 +12,13 @@ steps, Trisq, has one player move several times in a row: the node type follows 
 move). A draw, or a win of the other side, disproves. A game with draws is solved by two
 searches, one per attacker (:mod:`engine.search.solve`).
 
-The transposition table is one fixed array (bounded memory), a row per entry, in buckets of
-four entries keyed by a 64-bit hash of the game's key of the state (``r_key``: by default a
-hash of the whole state array) and the attacker; a new entry replaces the entry of the bucket
-whose subtree took the least work. The state arrays of the games with a repetition rule (Flicker,
-Brax) hold the earlier positions that can come back, so a position's key includes the
-history its result depends on, and the graph the search sees has no cycles.
+The transposition table is two fixed arrays (bounded memory): the keys, in buckets of four,
+and a row of numbers per entry. A key is a 64-bit hash of the game's key of the state
+(``r_key``: by default a hash of the whole state array) and the attacker; a new entry
+replaces the entry of the bucket whose subtree took the least work. The state arrays of the
+games with a repetition rule (Flicker, Brax) hold the earlier positions that can come back,
+so a position's key includes the history its result depends on, and the graph the search
+sees has no cycles.
 
 A new child starts at pn = dn = 1, unless it is over or in the table, or (with the
 ``M_THREATS`` option of the search) its player to move has a move that wins at once: such a
@@ -226,6 +227,14 @@ def _expand(
             cdn[d, j] = 0
 
 
+@inline
+def _child_threshold(th_mine: Any, first_v: Any, second_v: Any, eps: float) -> Any:
+    """The threshold of the chosen child on the number its parent minimises (the 1 + epsilon
+    rule): past the second best by a factor, within the parent's own threshold."""
+    grow = np.int64(second_v * (1.0 + eps)) + 1 if second_v < INF else INF
+    return min(th_mine, max(first_v + 1, grow))
+
+
 @jit
 def search(
     t: Any, root: Any, attacker: int, table: Any, frames: Any, meta: Any, eps: float,
@@ -332,9 +341,8 @@ def search(
                 elif mine < second_v:
                     second_v = mine
             if best_v != best:
-                c_mine = min(thpn[d] if is_or else thdn[d],
-                             max(first_v + 1, np.int64(second_v * (1.0 + eps)) + 1
-                                 if second_v < INF else INF))
+                c_mine = _child_threshold(thpn[d] if is_or else thdn[d], first_v, second_v,
+                                          eps)
                 if c_mine > (cpn[d, best_v] if is_or else cdn[d, best_v]):
                     best = best_v
                 else:
@@ -376,8 +384,7 @@ def search(
         # thresholds of the best child (1 + epsilon on the number it minimises)
         th_mine = thpn[d] if is_or else thdn[d]
         th_theirs = thdn[d] if is_or else thpn[d]
-        grow = np.int64(second_v * (1.0 + eps)) + 1 if second_v < INF else INF
-        c_mine = min(th_mine, max(first_v + 1, grow))
+        c_mine = _child_threshold(th_mine, first_v, second_v, eps)
         c_theirs_v = cdn[d, best] if is_or else cpn[d, best]
         c_theirs = th_theirs - t_node + c_theirs_v
         if c_theirs > INF - 1:
