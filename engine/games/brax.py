@@ -412,6 +412,16 @@ class Brax(Game[BraxMove]):
         """The points of the pieces the player to move must move (empty: no obligation)."""
         return self._forced
 
+    @property
+    def quiet(self) -> int:
+        """Plies played since the last capture (X13, X14)."""
+        return self._quiet
+
+    def repeated_earlier(self) -> bool:
+        """Whether a position other than the current one has occurred twice or more (X14)."""
+        here = self._key()
+        return any(count >= 2 for key, count in self._rep.items() if key != here)
+
     def pieces(self, player: int) -> list[int]:
         """The points of ``player``'s pieces."""
         code = player + 1

@@ -97,6 +97,9 @@ class Solution:
     winning: list[str] | None = None
     #: Moves that were not decided within the limits while listing the winning moves.
     undecided: list[str] | None = None
+    #: The plies to the capture that decides the game, when the value comes from the table
+    #: of Brax endings (:mod:`engine.search.endings`) rather than from a search.
+    plies: int | None = None
 
 
 class Solver:
@@ -286,10 +289,21 @@ class Solver:
         all_moves: bool = False,
     ) -> Solution:
         """The value of ``game``'s position for its player to move (and, with
-        ``all_moves``, every winning move)."""
+        ``all_moves``, every winning move). A Brax ending of three pieces at most is read
+        from the endings table (:mod:`engine.search.endings`), without a search."""
         if game.outcome() is not None:
             raise ValueError("the game is over: nothing to solve")
         start = time.monotonic()
+        if game.name == "brax":
+            from engine.search import endings
+
+            ending = endings.lookup(game)
+            if ending is not None:
+                winning = None
+                if all_moves and ending.value == "win":
+                    winning = [game.format_move(m) for m in endings.winning_moves(game)]
+                return Solution(ending.value, 0, time.monotonic() - start, winning,
+                                plies=ending.plies)
         deadline = None if seconds is None else start + seconds
         before = self.nodes
         state = self.state(game)

@@ -1,6 +1,7 @@
 """The opening book of proven moves: positions of small boards solved by
 ``scripts/solve_boards.py`` (docs/solved.md), shipped as package data (one JSON file per game,
-read with importlib.resources).
+read with importlib.resources), and the table of Brax endings (``brax-endings.npz``, see
+:mod:`engine.search.endings`).
 
 A file holds a list of entries ``{"options": {...}, "position": "<position string>",
 "value": "win" | "loss" | "draw", "moves": [winning moves]}``: the value is for the player to
@@ -46,8 +47,13 @@ def lookup(game: Game[Any]) -> dict[str, Any] | None:
 
 
 def proven_move(game: Game[Any]) -> Any | None:
-    """A winning move of ``game``'s position from the book, or None."""
+    """A winning move of ``game``'s position from the book (or, in a Brax ending of three
+    pieces at most, from the endings table of :mod:`engine.search.endings`), or None."""
     entry = lookup(game)
     if entry is None or entry["value"] != "win" or not entry["moves"]:
+        if game.name == "brax":
+            from engine.search import endings
+
+            return endings.proven_move(game)
         return None
     return game.parse_move(entry["moves"][0])
