@@ -1,6 +1,7 @@
 """Solve the small boards and write the results: docs/solved.md (values of the empty boards
 with and without the pie rule, maps of the first moves, endings of Bricka and Brax) and the
-opening book engine/search/book/<game>.json that the engine plays from.
+opening book engine/search/book/<game>.json that the engine plays from, and the table of Brax
+endings engine/search/book/brax-endings.npz (built by retrograde analysis, not by the solver).
 
 Usage: python scripts/solve_boards.py [--budget S] [--memory MB] [--out docs/solved.md]
 [--book engine/search/book] [--images docs/images/solved] [--only brique,flicker,...]
@@ -24,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.games.core import Game  # noqa: E402
 from engine.games.registry import new_game  # noqa: E402
+from engine.search import endings as brax_endings  # noqa: E402
 from engine.search.solve import Solver  # noqa: E402
 
 BOARDS: list[tuple[str, dict[str, Any]]] = [
@@ -170,7 +172,9 @@ def endings(name: str, budget: float, memory: float, seed: int) -> list[str]:
     """Random games of ``name`` solved from N plies before their end, N growing until a
     solve does not finish within the budget."""
     rng = random.Random(seed)
-    lines = [f"### {name.capitalize()} endings", "",
+    title = {"brax": "Brax positions a few plies before the end of a random game"}.get(
+        name, f"{name.capitalize()} endings")
+    lines = [f"### {title}", "",
              "| plies before the end | solved | values | nodes (most) | seconds (most) |",
              "|---|---|---|---|---|"]
     solver: Solver | None = None
@@ -203,6 +207,46 @@ def endings(name: str, budget: float, memory: float, seed: int) -> list[str]:
                      f"{most_nodes:,} | {most_seconds:.1f} |")
         if tried and solved < tried:
             break
+    lines.append("")
+    return lines
+
+
+def brax_table(data: dict[str, Any]) -> list[str]:
+    """The tables of Brax endings (:func:`engine.search.endings.build`): how many positions
+    of each kind the player to move wins, loses and draws with a fresh count of plies without
+    a capture, and the longest wins and losses."""
+    import numpy as np
+
+    from engine.games.brax_board import POINTS
+
+    one = data["one"].reshape(POINTS, POINTS, 2)
+    two = data["two"].reshape(2, brax_endings.PAIRS, POINTS, 2)
+    real_one = ~np.eye(POINTS, dtype=bool)[:, :, None].repeat(2, axis=2)
+    pairs = [(a, b) for a in range(POINTS) for b in range(a + 1, POINTS)]
+    real_two = np.ones((2, brax_endings.PAIRS, POINTS, 2), dtype=bool)
+    for k, (a, b) in enumerate(pairs):
+        real_two[:, k, [a, b], :] = False
+    mover = np.arange(2)
+    pair_moves = (np.arange(2)[:, None, None, None] == mover[None, None, None, :]) & real_two
+    single_moves = (np.arange(2)[:, None, None, None] != mover[None, None, None, :]) & real_two
+    rows = [("one against one", one[real_one]), ("two against one, the pair to move",
+                                                  two[pair_moves]),
+            ("two against one, the single piece to move", two[single_moves])]
+    lines = ["### Brax endings", "",
+             "Every position of one piece against one and of two pieces against one, each "
+             "side to move, with the count of plies without a capture at zero, as just "
+             "after a capture (built by retrograde analysis, `engine/search/endings.py`; "
+             "`gtpgames solve` reads it for these positions). A win or a loss counts the "
+             "plies until the capture that decides it against the best defence: the capture "
+             "of the last piece, or one that leaves one against one won.", "",
+             "| position | positions | player to move wins | loses | draws | longest win "
+             "(plies) | longest loss (plies) |",
+             "|---|---|---|---|---|---|---|"]
+    for label, values in rows:
+        wins, losses = values[values > 0], values[values < 0]
+        lines.append(f"| {label} | {values.size:,} | {wins.size:,} | {losses.size:,} | "
+                     f"{(values == 0).sum():,} | {int(wins.max()) if wins.size else '-'} | "
+                     f"{-int(losses.min()) if losses.size else '-'} |")
     lines.append("")
     return lines
 
@@ -254,6 +298,14 @@ def main() -> None:
     for name in ("bricka", "brax"):
         if only and name not in only:
             continue
+        if name == "brax":
+            import numpy as np
+
+            print("building the table of brax endings", file=sys.stderr, flush=True)
+            data = brax_endings.build()
+            args.book.mkdir(parents=True, exist_ok=True)
+            np.savez_compressed(args.book / brax_endings.TABLE_FILE, **data)
+            body += brax_table(data)
         kept = args.cache / f"{name}-endings.json" if args.cache else None
         if kept is not None and kept.exists():
             lines = json.loads(kept.read_text())
