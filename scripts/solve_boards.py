@@ -5,6 +5,7 @@ endings engine/search/book/brax-endings.npz (built by retrograde analysis, not b
 
 Usage: python scripts/solve_boards.py [--budget S] [--memory MB] [--out docs/solved.md]
 [--book engine/search/book] [--images docs/images/solved] [--only brique,flicker,...]
+[--threads N]
 
 Each board gets at most ``--budget`` seconds per solve; what was not decided within it is
 written as not reached. The figures (nodes, seconds) are this machine's on the day.
@@ -103,12 +104,12 @@ def write_picture(
 
 def solve_board(
     name: str, options: dict[str, Any], budget: float, memory: float, tables: list[Path],
-    images: str,
+    images: str, threads: int = 1,
 ) -> tuple[list[str], list[dict[str, Any]], dict[str, str]]:
     """The lines of a board's section, its opening book entries and the value of each first
     move (``images`` is where the page finds the map's picture)."""
     game = new_game(name, **options)
-    solver = Solver(game, memory_mb=memory)
+    solver = Solver(game, memory_mb=memory, threads=threads)
     for path in tables:  # a table saved by `gtpgames solve --checkpoint` for this board
         try:
             solver.load(path)
@@ -168,7 +169,7 @@ def solve_board(
     return lines, book, values
 
 
-def endings(name: str, budget: float, memory: float, seed: int) -> list[str]:
+def endings(name: str, budget: float, memory: float, seed: int, threads: int = 1) -> list[str]:
     """Random games of ``name`` solved from N plies before their end, N growing until a
     solve does not finish within the budget."""
     rng = random.Random(seed)
@@ -196,7 +197,7 @@ def endings(name: str, budget: float, memory: float, seed: int) -> list[str]:
                 continue
             position = type(game).from_position_string(game.position_string())
             if solver is None:
-                solver = Solver(position, memory_mb=memory)
+                solver = Solver(position, memory_mb=memory, threads=threads)
             found = solver.solve(position, seconds=budget)
             tried += 1
             most_nodes = max(most_nodes, found.nodes)
@@ -269,6 +270,8 @@ def main() -> None:
                         help="directory keeping each board's results: boards found there "
                         "are not solved again")
     parser.add_argument("--largest", type=int, default=99, help="largest board size")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="search threads of each solve (gtpgames solve --threads)")
     parser.add_argument("--images", type=Path, default=Path("docs/images/solved"),
                         help="directory of the maps of first moves (SVG)")
     args = parser.parse_args()
@@ -286,7 +289,7 @@ def main() -> None:
             print(f"solving {label(name, options)}", file=sys.stderr, flush=True)
             images = Path(os.path.relpath(args.images, args.out.parent)).as_posix()
             lines, book, values = solve_board(name, options, args.budget, args.memory,
-                                              args.table, images)
+                                              args.table, images, args.threads)
             if kept is not None:
                 kept.parent.mkdir(parents=True, exist_ok=True)
                 kept.write_text(json.dumps([lines, book, values]))
@@ -311,7 +314,7 @@ def main() -> None:
             lines = json.loads(kept.read_text())
         else:
             print(f"solving {name} endings", file=sys.stderr, flush=True)
-            lines = endings(name, args.budget / 10, args.memory, seed=1)
+            lines = endings(name, args.budget / 10, args.memory, seed=1, threads=args.threads)
             if kept is not None:
                 kept.parent.mkdir(parents=True, exist_ok=True)
                 kept.write_text(json.dumps(lines))
