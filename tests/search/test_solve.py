@@ -279,7 +279,6 @@ def test_small_table_still_exact() -> None:
     """With a table far too small for the whole search, entries get replaced, and the value is
     still right."""
     game = new_game("brique", size=4, pie=True)
-    game.play_text("b2")
     solver = Solver(game, memory_mb=0.06)
     found = solver.solve(game)
     assert found.nodes > 4 * solver.entries  # far more positions than entries
@@ -446,3 +445,53 @@ def test_children_won_at_once_are_decided_exactly(name: str, options: dict[str, 
         assert fast.solve(game).value == VALUES[value], game.position_string()
         assert plain.solve(game).value == VALUES[value], game.position_string()
     assert fast.nodes < plain.nodes
+
+
+def test_brique_distance_is_the_fewest_squares_to_fill() -> None:
+    """The solver's first numbers in Brique come from each side's distance to a win
+    (engine/search/kernels/brique.py ``_distance``): here against a plain Dijkstra over the
+    same squares (orthogonal and NE-SW diagonal neighbours, enemy stones closed), on random
+    positions of random games."""
+    import heapq
+
+    import numpy as np
+
+    from engine.games.grid import coords, index
+    from engine.search.kernels import brique as kernel
+
+    rng = random.Random(2)
+    for size in (3, 4, 6, 9, 17):
+        tables = kernel.tables_for(size, False)
+        codec = kernel.BriqueCodec()
+        for _ in range(12):
+            game = new_game("brique", size=size, pie=False)
+            w = np.zeros(codec.sizes(game)[2], dtype=np.int32)  # the solver's work array
+            for _ in range(rng.randrange(size * size // 2 + 1)):
+                if game.outcome() is not None:
+                    break
+                game.play(game.random_move(rng))
+            state = codec.state(game)
+            for player in (0, 1):
+                cells = state[: size * size]
+                far = size * size + 1
+                dist = {i: (0 if cells[i] == player else 1) for i in range(size * size)
+                        if tables.edge[player, i] & 1 and cells[i] != 1 - player}
+                heap = [(d, i) for i, d in dist.items()]
+                heapq.heapify(heap)
+                while heap:
+                    d, x = heapq.heappop(heap)
+                    if d > dist[x]:
+                        continue
+                    f, r = coords(x, size)
+                    for df, dr in ((0, 1), (1, 0), (0, -1), (-1, 0), (1, 1), (-1, -1)):
+                        if 0 <= f + df < size and 0 <= r + dr < size:
+                            y = index(f + df, r + dr, size)
+                            if cells[y] == 1 - player:
+                                continue
+                            e = d + (0 if cells[y] == player else 1)
+                            if e < dist.get(y, far):
+                                dist[y] = e
+                                heapq.heappush(heap, (e, y))
+                want = min([dist.get(i, far) for i in range(size * size)
+                            if tables.edge[player, i] & 2] + [far])
+                assert kernel._distance(tables, state, w, player) == want

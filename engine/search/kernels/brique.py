@@ -25,7 +25,7 @@ from engine.games.brique import SWAP, Brique, BriqueMove
 from engine.games.core import Game
 from engine.games.grid import coords, index, swap_mirror
 from engine.search.kernels.mcts import Codec
-from engine.search.kernels.rt import inline, r_play, rand_below, register
+from engine.search.kernels.rt import edge_distance, inline, r_play, rand_below, register
 
 I32 = np.int32
 
@@ -45,6 +45,13 @@ class BriqueTables(NamedTuple):
     #: save[p, k] = (a, b, c): after an enemy stone on p, the mover holding a and b (a NW-SE
     #: pair whose common neighbours are p and c) answers on c if it is empty.
     save: np.ndarray[Any, np.dtype[np.int32]]
+    #: near[i]: the orthogonal neighbours and the NE and SW diagonal ones, padded with -1
+    #: (two stones of a colour on a NE-SW diagonal are always joined, see the rules).
+    near: np.ndarray[Any, np.dtype[np.int32]]
+    #: The length of the ring of squares of the solver's distance search (:func:`_distance`):
+    #: the largest power of two up to 4 n^2 (the ring and the distances fit in the 8 n^2 + 4
+    #: of the work array).
+    ring: int
 
 
 _TABLES: dict[tuple[int, bool], BriqueTables] = {}
@@ -59,6 +66,7 @@ def tables_for(n: int, pie: bool) -> BriqueTables:
         cells = n * n
         fills = np.full((cells, 2, 2), -1, dtype=I32)
         nbr = np.full((cells, 4), -1, dtype=I32)
+        near = np.full((cells, 6), -1, dtype=I32)
         save = np.full((cells, 2, 3), -1, dtype=I32)
         for i in range(cells):
             for k, pair in enumerate(geo.fills[i]):
@@ -66,6 +74,10 @@ def tables_for(n: int, pie: bool) -> BriqueTables:
             for k, other in enumerate(geo.neighbours[i]):
                 nbr[i, k] = other
             f, r = coords(i, n)
+            diagonal = [index(f + d, r + d, n) for d in (1, -1)
+                        if 0 <= f + d < n and 0 <= r + d < n]
+            for k, other in enumerate([*geo.neighbours[i], *diagonal]):
+                near[i, k] = other
             k = 0
             for a, b, c in (
                 ((f, r + 1), (f + 1, r), (f + 1, r + 1)),
@@ -76,7 +88,8 @@ def tables_for(n: int, pie: bool) -> BriqueTables:
                     k += 1
         edge = np.array(geo.edge_bits, dtype=I32)
         mirror = np.array([swap_mirror(i, n) for i in range(cells)], dtype=I32)
-        _TABLES[key] = BriqueTables(n, int(pie), fills, nbr, edge, mirror, save)
+        ring = 1 << ((4 * cells).bit_length() - 1)
+        _TABLES[key] = BriqueTables(n, int(pie), fills, nbr, edge, mirror, save, near, ring)
     return _TABLES[key]
 
 
@@ -160,6 +173,23 @@ def _play(t: Any, s: Any, w: Any, move: int) -> None:
             s[size + 1] = p
     _count(s, size, move)
     s[size] = 1 - p
+
+
+@inline
+def _distance(t: Any, s: Any, w: Any, p: int) -> int:
+    """The fewest empty squares ``p`` must fill to join its edges, through its stones and
+    empty squares, with the NE-SW diagonal neighbours as neighbours (:func:`edge_distance`,
+    in the first 5 n^2 entries of ``w``: the playout's part, which the solver never uses;
+    :func:`_play` keeps its visit stamps after 6 n^2)."""
+    return edge_distance(t.near, t.edge, s, w, t.n * t.n, p, p, 1 - p, t.ring)
+
+
+def _init(t: Any, s: Any, w: Any, attacker: int) -> tuple[int, int]:
+    """The solver's first numbers of a node: the squares of the attacker's and the
+    defender's distances to a win (docs/design/kernels.md, "The solver")."""
+    a = _distance(t, s, w, attacker)
+    b = _distance(t, s, w, 1 - attacker)
+    return max(1, a * a), max(1, b * b)
 
 
 @inline
@@ -298,6 +328,7 @@ register(
     winner=_winner,
     to_move=_to_move,
     playout=_playout,
+    init=_init,
 )
 
 

@@ -20,7 +20,9 @@ games with a repetition rule (Flicker, Brax) hold the earlier positions that can
 so a position's key includes the history its result depends on, and the graph the search
 sees has no cycles.
 
-A new child starts at pn = dn = 1, unless it is over or in the table, or (with the
+A new child starts at the numbers the game estimates for it (``r_init``: 1 and 1 unless the
+game registers an estimate; Brique's are the squares of each side's distance to a win),
+unless it is over or in the table, or (with the
 ``M_THREATS`` option of the search) its player to move has a move that wins at once: such a
 child is decided at once, so a player who threatens to win leaves the other only the moves
 that stop it, without a frame for each of the others.
@@ -43,6 +45,7 @@ from engine.search.kernels.rt import (
     i64,
     inline,
     jit,
+    r_init,
     r_key,
     r_legal,
     r_play,
@@ -160,7 +163,8 @@ def _expand(
     s3: Any, buf2: Any, cand: Any,
 ) -> None:
     """Generate the children of frame ``d``: their moves, hashes and first numbers (a
-    terminal child proven or disproven, else the table's numbers, else 1 and 1).
+    terminal child proven or disproven, else the table's numbers, else the game's estimate,
+    ``r_init``).
 
     With ``threats``, a child whose player to move has a move that wins at once is decided
     too, without a frame of its own: every move of the first two open children is tried, and
@@ -185,8 +189,9 @@ def _expand(
                 cpn[d, j] = a
                 cdn[d, j] = b
                 continue
-            cpn[d, j] = 1
-            cdn[d, j] = 1
+            a, b = r_init(t, s2, w, attacker)
+            cpn[d, j] = a
+            cdn[d, j] = b
             if threats == 0:
                 continue
             z = r_to_move(t, s2)

@@ -182,6 +182,13 @@ def r_key(t: Any, s: Any) -> Any:
     raise NotImplementedError
 
 
+def r_init(t: Any, s: Any, w: Any, attacker: int) -> tuple[int, int]:
+    """The first proof and disproof numbers (at least 1 each) of a new node of the solver,
+    state ``s`` (not over), for ``attacker`` (``w`` is scratch space). A game may register
+    an estimate of how far each side is from a win; the default is 1 and 1."""
+    raise NotImplementedError
+
+
 _P = np.uint64(0x100000001B3)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -251,9 +258,71 @@ def _playout(
     return _resolve("playout", t)
 
 
+def _unit_init(t: Any, s: Any, w: Any, attacker: Any) -> tuple[int, int]:
+    return 1, 1
+
+
+@overload(r_init, strict=False, jit_options=_OPTIONS)
+def _init(t: Any, s: Any, w: Any, attacker: Any) -> Callable[..., Any] | None:
+    return _resolve("init", t) or _unit_init
+
+
 @overload(r_key, strict=False, jit_options=_OPTIONS)
 def _key(t: Any, s: Any) -> Callable[..., Any] | None:
     return _resolve("key", t) or _whole_key
+
+
+@inline
+def edge_distance(
+    near: Any, edge: Any, s: Any, w: Any, size: int, player: int, mine: int, enemy: int,
+    ring: int,
+) -> int:
+    """A connection game's distance to a win: the fewest empty points ``player`` must fill to
+    join their two edges (``edge[player, i]`` bits 1 and 2), through their stones (``mine``
+    in ``s``: free) and empty points (one each), never through the ``enemy``'s, from point
+    to point by ``near`` (padded with -1); ``size + 1`` when they cannot. A 0-1 breadth-first search: ``w[:size]`` holds the
+    distances, ``w[size:size + ring]`` a ring of the points to visit (``ring`` a power of two;
+    a ring full, never seen in practice, only cuts the search short: a larger estimate)."""
+    far = size + 1
+    mask = ring - 1
+    for i in range(size):
+        w[i] = far
+    head = 0
+    count = 0
+    for i in range(size):
+        if edge[player, i] & 1 and s[i] != enemy:
+            w[i] = 0 if s[i] == mine else 1
+            w[size + count] = i
+            count += 1
+    while count > 0:
+        x = w[size + head]
+        head = (head + 1) & mask
+        count -= 1
+        dx = w[x]
+        for k in range(near.shape[1]):
+            y = near[x, k]
+            if y < 0:
+                break
+            v = s[y]
+            if v == enemy:
+                continue
+            if count == ring:
+                break
+            if v == mine:
+                if dx < w[y]:
+                    w[y] = dx
+                    head = (head - 1) & mask
+                    w[size + head] = y
+                    count += 1
+            elif dx + 1 < w[y]:
+                w[y] = dx + 1
+                w[size + ((head + count) & mask)] = y
+                count += 1
+    best = far
+    for i in range(size):
+        if edge[player, i] & 2 and w[i] < best:
+            best = w[i]
+    return int(best)
 
 
 @inline
