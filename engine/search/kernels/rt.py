@@ -280,9 +280,10 @@ def edge_distance(
     """A connection game's distance to a win: the fewest empty points ``player`` must fill to
     join their two edges (``edge[player, i]`` bits 1 and 2), through their stones (``mine``
     in ``s``: free) and empty points (one each), never through the ``enemy``'s, from point
-    to point by ``near`` (padded with -1); ``size + 1`` when they cannot. A 0-1 breadth-first search: ``w[:size]`` holds the
-    distances, ``w[size:size + ring]`` a ring of the points to visit (``ring`` a power of two;
-    a ring full, never seen in practice, only cuts the search short: a larger estimate)."""
+    to point by ``near`` (padded with -1); ``size + 1`` when they cannot. A 0-1
+    breadth-first search: ``w[:size]`` holds the distances, ``w[size:size + ring]`` a ring of
+    the points to visit (``ring`` a power of two; a ring full, never seen in practice, only
+    cuts the search short: a larger estimate)."""
     far = size + 1
     mask = ring - 1
     for i in range(size):
