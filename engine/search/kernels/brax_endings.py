@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from engine.games.brax_board import NEIGHBOURS, POINTS, TWO_STEPS
-from engine.search.kernels.rt import jit
+from engine.search.kernels.rt import inline, jit
 
 #: Plies without a capture that end one against one (X13) and two against one (X14).
 ONE_ON_ONE = 10
@@ -74,6 +74,17 @@ def two_index(pair_side: int, pair: int, single: int, mover: int) -> int:
     return ((pair_side * PAIRS + pair) * POINTS + single) * 2 + mover
 
 
+@inline
+def _path(one: Any, two: Any, side: int, p: int, j: int) -> tuple[int, int]:
+    """The (middle, end) of path ``j`` of a piece of ``side`` on ``p``: its one-step paths
+    first (middle -1), then its two-step paths; end -1 past the last (``j`` runs to
+    ``one.shape[1] + two.shape[2]``)."""
+    n1 = one.shape[1]
+    if j < n1:
+        return -1, one[p, j]
+    return two[side, p, j - n1, 0], two[side, p, j - n1, 1]
+
+
 @jit
 def solve_one(one: Any, two: Any, val: Any, dist: Any) -> int:
     """Fill the table of one against one (``val``, ``dist``: zero, ``2 * POINTS**2``
@@ -92,15 +103,9 @@ def solve_one(one: Any, two: Any, val: Any, dist: Any) -> int:
                     enemy = blue if mover == 0 else red
                     best = -1
                     for j in range(one.shape[1] + two.shape[2]):
-                        if j < one.shape[1]:
-                            end = one[me, j]
-                            if end < 0:
-                                continue
-                        else:
-                            mid = two[mover, me, j - one.shape[1], 0]
-                            end = two[mover, me, j - one.shape[1], 1]
-                            if mid < 0 or mid == enemy:
-                                continue  # a double capture needs two enemy pieces
+                        mid, end = _path(one, two, mover, me, j)
+                        if end < 0 or mid == enemy:
+                            continue  # a double capture needs two enemy pieces
                         if end == enemy:
                             best = 1
                             break
@@ -149,15 +154,9 @@ def solve_two(
                                 me = a if h == 0 else b
                                 other = b if h == 0 else a
                                 for j in range(n1 + two.shape[2]):
-                                    if j < n1:
-                                        end = one[me, j]
-                                        if end < 0:
-                                            continue
-                                    else:
-                                        mid = two[mover, me, j - n1, 0]
-                                        end = two[mover, me, j - n1, 1]
-                                        if mid < 0 or mid == other or mid == single:
-                                            continue
+                                    mid, end = _path(one, two, mover, me, j)
+                                    if end < 0 or mid == other or mid == single:
+                                        continue
                                     if end == other:
                                         continue
                                     if end == single:
@@ -174,16 +173,9 @@ def solve_two(
                                     break
                         else:  # the single piece moves
                             for j in range(n1 + two.shape[2]):
-                                mid = -1
-                                if j < n1:
-                                    end = one[single, j]
-                                    if end < 0:
-                                        continue
-                                else:
-                                    mid = two[mover, single, j - n1, 0]
-                                    end = two[mover, single, j - n1, 1]
-                                    if mid < 0:
-                                        continue
+                                mid, end = _path(one, two, mover, single, j)
+                                if end < 0:
+                                    continue
                                 if mid == a or mid == b:
                                     if end == a or end == b:
                                         best = 1  # both pieces of the pair taken
