@@ -28,19 +28,15 @@ from typing import Any
 import numpy as np
 
 from engine.games.brax_board import NEIGHBOURS, POINTS, TWO_STEPS
+from engine.search.endings import ONE_ON_ONE, PAIRS, pair_index
 from engine.search.kernels.rt import inline, jit
-
-#: Plies without a capture that end one against one (X13) and two against one (X14).
-ONE_ON_ONE = 10
-NO_CAPTURE = 100
-#: Unordered pairs of distinct points.
-PAIRS = POINTS * (POINTS - 1) // 2
 
 
 def tables() -> tuple[np.ndarray[Any, Any], ...]:
     """The board as arrays: each point's neighbours (padded with -1), the (middle, end) of
     each point's two-step paths per side (padded), and the pairs of points in both
-    directions (``pair[a, b]`` for a != b; ``first``, ``second`` of each pair index)."""
+    directions (``pair[a, b]`` for a != b, :func:`engine.search.endings.pair_index`;
+    ``first``, ``second`` of each pair index)."""
     one = np.full((POINTS, 4), -1, dtype=np.int32)
     for p, near in enumerate(NEIGHBOURS):
         one[p, : len(near)] = near
@@ -53,25 +49,12 @@ def tables() -> tuple[np.ndarray[Any, Any], ...]:
     pair = np.full((POINTS, POINTS), -1, dtype=np.int32)
     first = np.zeros(PAIRS, dtype=np.int32)
     second = np.zeros(PAIRS, dtype=np.int32)
-    k = 0
     for a in range(POINTS):
         for b in range(a + 1, POINTS):
-            pair[a, b] = pair[b, a] = k
+            k = pair[a, b] = pair[b, a] = pair_index(a, b)
             first[k] = a
             second[k] = b
-            k += 1
     return one, two, pair, first, second
-
-
-def one_index(red: int, blue: int, mover: int) -> int:
-    """The index of one against one: Red's point, Blue's point, the side to move."""
-    return (red * POINTS + blue) * 2 + mover
-
-
-def two_index(pair_side: int, pair: int, single: int, mover: int) -> int:
-    """The index of two against one: the pair's side, the pair's index (``tables``), the
-    single piece's point, the side to move."""
-    return ((pair_side * PAIRS + pair) * POINTS + single) * 2 + mover
 
 
 @inline
