@@ -302,13 +302,9 @@ def main() -> None:
         if only and name not in only:
             continue
         if name == "brax":
-            import numpy as np
-
             print("building the table of brax endings", file=sys.stderr, flush=True)
-            data = brax_endings.build()
             args.book.mkdir(parents=True, exist_ok=True)
-            np.savez_compressed(args.book / brax_endings.TABLE_FILE, **data)
-            body += brax_table(data)
+            body += brax_table(brax_endings.write(args.book / brax_endings.TABLE_FILE))
         kept = args.cache / f"{name}-endings.json" if args.cache else None
         if kept is not None and kept.exists():
             lines = json.loads(kept.read_text())

@@ -72,11 +72,13 @@ def build() -> dict[str, Any]:
     }
 
 
-def write(path: Path) -> None:
-    """Build the tables and write them to ``path`` (a compressed .npz)."""
+def write(path: Path) -> dict[str, Any]:
+    """Build the tables, write them to ``path`` (a compressed .npz) and return them."""
     import numpy as np
 
-    np.savez_compressed(path, **build())
+    data = build()
+    np.savez_compressed(path, **data)
+    return data
 
 
 @cache
