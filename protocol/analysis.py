@@ -21,7 +21,7 @@ from typing import Any
 from engine.games.core import Game
 from engine.games.notation import Notation
 from engine.search.base import SearchResult
-from engine.search.mcts import MctsPlayer
+from engine.search.mcts import MctsPlayer, table_draw
 from engine.search.players import Limit
 from protocol import args as arg
 from protocol.engine import GtpEngine, Handler
@@ -109,6 +109,7 @@ class Analysis:
         player = self.searcher()
 
         def report(result: SearchResult) -> None:
+            result = table_draw(game, result)
             if result.stats:
                 self.engine.stream(info_line(game, result, notation))
 

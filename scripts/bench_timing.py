@@ -3,7 +3,7 @@
 Usage: python -m scripts.bench_timing [--moves N] [--cold N] [--main S] [--canadian M P K]
        [--jobs J] [--games a,b,...] [--skip cold,move,absolute,canadian]
 
-Target (bot issue 8): 0 moves over time in 500 timed genmoves; never exceed the time left.
+Target: 0 moves over time in 500 timed genmoves; never exceed the time left.
 Every figure is the wall time a controller measures from writing ``genmove`` to reading the
 whole response (one command at a time, as a GTP controller does). Regimes:
 

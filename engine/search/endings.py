@@ -146,27 +146,52 @@ def lookup(game: Game[Any]) -> Ending | None:
     return Ending("win" if plies > 0 else "loss", abs(plies))
 
 
-def winning_moves(game: Game[Any]) -> list[BraxMove]:
-    """The moves of ``game``'s player to move that keep a win the table proves, the fastest
-    first (empty unless the position is a proven win)."""
-    ending = lookup(game)
-    if ending is None or ending.value != "win":
+def move_values(game: Game[Any]) -> list[tuple[BraxMove, Ending]]:
+    """Each legal move of ``game``'s position with its value for the player who makes it,
+    from the table: a move that ends the game is a win or a draw in 1 ply, any other takes
+    the value of the position after it, one ply longer. Empty unless the table covers the
+    position (:func:`lookup`)."""
+    if lookup(game) is None:
         return []
     assert isinstance(game, Brax)
-    scored = []
+    me = game.side_of(game.to_move)
+    values = []
     for move in game.legal_moves():
         child = game.copy()
         child.play(move)
         outcome = child.outcome()
         if outcome is not None:
-            if outcome.winner == game.side_of(game.to_move):
-                scored.append((0, move))
-            continue
-        plies, left = _entry(child)
-        if plies < 0 and (left < 0 or -plies <= left):
-            scored.append((-plies, move))
-    scored.sort(key=lambda pair: pair[0])
-    return [move for _, move in scored]
+            ending = Ending("draw", 0) if outcome.winner is None else \
+                Ending("win" if outcome.winner == me else "loss", 1)
+        else:
+            # the position after it: covered but for the repetition rule, which cannot
+            # change a value the winner reaches by moves that bring the win nearer
+            plies, left = _entry(child)
+            if plies == 0 or (left >= 0 and abs(plies) > left):
+                ending = Ending("draw", 0)
+            else:
+                ending = Ending("loss" if plies > 0 else "win", abs(plies) + 1)
+        values.append((move, ending))
+    return values
+
+
+def best_moves(game: Game[Any]) -> list[tuple[BraxMove, Ending]]:
+    """The moves of ``game``'s player to move that keep the value the table gives the
+    position (:func:`lookup`), with their values: the fastest wins first, the slowest losses
+    first, draws in the order of the legal moves. Empty unless the table covers it."""
+    ending = lookup(game)
+    if ending is None:
+        return []
+    kept = [(move, value) for move, value in move_values(game) if value.value == ending.value]
+    sign = -1 if ending.value == "loss" else 1
+    kept.sort(key=lambda pair: sign * pair[1].plies)
+    return kept
+
+
+def winning_moves(game: Game[Any]) -> list[BraxMove]:
+    """The moves of ``game``'s player to move that keep a win the table proves, the fastest
+    first (empty unless the position is a proven win)."""
+    return [move for move, value in best_moves(game) if value.value == "win"]
 
 
 def proven_move(game: Game[Any]) -> BraxMove | None:

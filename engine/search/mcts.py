@@ -1,6 +1,6 @@
 """A generic Monte Carlo tree search over the game contract (engine/core), in plain Python.
 
-This is the baseline and fallback searcher of issue 8 (the compiled kernels of
+This is the baseline and fallback searcher (the compiled kernels of
 :mod:`engine.search.kernels` replace it where they exist). It implements the
 :class:`engine.search.base.Searcher` protocol:
 
@@ -514,7 +514,13 @@ class MctsPlayer(Player):
         if limit.time is not None and kernel_loading():
             # another thread holds the GIL in long stretches: the clock is seen late
             limit = dataclasses.replace(limit, time=loading_time(limit.time))
-        result = searcher.search(game, limit, self.rng, progress, interval)
+        report = progress
+        if progress is not None and ending_covered(game):
+
+            def report(result: SearchResult) -> None:
+                progress(table_draw(game, result))
+
+        result = table_draw(game, searcher.search(game, limit, self.rng, report, interval))
         self.last = result
         return result
 
@@ -526,6 +532,8 @@ class MctsPlayer(Player):
 
         start = time.perf_counter()
         move = book.proven_move(game) if game.outcome() is None else None
+        if move is None and ending_covered(game):
+            return table_loss(game, start)
         if move is None and self.prove and game.outcome() is None:
             move = self._solve(game, limit)
         if move is None:
@@ -558,6 +566,49 @@ class MctsPlayer(Player):
     def seed(self, seed: int | None) -> None:
         super().seed(seed)
         self.mcts = Mcts(**self.options)
+
+
+def ending_covered(game: Game[Any]) -> bool:
+    """Whether the table of Brax endings (:mod:`engine.search.endings`) covers ``game``."""
+    if game.name != "brax":
+        return False
+    from engine.search import endings
+
+    return endings.covered(game)
+
+
+def table_loss(game: Game[Any], start: float) -> SearchResult | None:
+    """In a Brax ending the table proves lost (and covers): its slowest loss, every move
+    proven lost; else None."""
+    from engine.search import endings
+
+    kept = endings.best_moves(game)
+    if not kept or kept[0][1].value != "loss":
+        return None
+    stats = tuple(MoveStat(move, 0, 0.0, "loss", (move,)) for move, _ in kept)
+    return SearchResult(kept[0][0], stats, 0, time.perf_counter() - start, "loss")
+
+
+def table_draw(game: Game[Any], result: SearchResult) -> SearchResult:
+    """A search's ``result`` in a Brax ending the table proves drawn: its moves marked with
+    the table's values, those that keep the draw first (in the search's order), and the best
+    of them chosen. Any other ``result`` unchanged."""
+    if not ending_covered(game):
+        return result
+    from engine.search import endings
+
+    values = dict(endings.move_values(game))
+    kept = [move for move, _ in endings.best_moves(game)]
+    if not kept or values[kept[0]].value != "draw":
+        return result
+    winrate = {"win": 1.0, "draw": 0.5, "loss": 0.0}
+    stats = sorted(
+        (dataclasses.replace(stat, proven=values[stat.move].value,
+                             winrate=winrate[values[stat.move].value])
+         for stat in result.stats),
+        key=lambda stat: stat.proven != "draw")
+    best = stats[0].move if stats and stats[0].proven == "draw" else kept[0]
+    return dataclasses.replace(result, best=best, stats=tuple(stats), proven="draw")
 
 
 def kernel_loading() -> bool:

@@ -276,3 +276,70 @@ def test_cli_solve_gives_a_brax_ending_from_the_table() -> None:
     code, out, _ = run_cli("brax", "--position", game.position_string(), "--memory", "32",
                            "--all")
     assert code == 0 and out.splitlines()[1] == "from: the table of Brax endings"
+
+
+def some_ending(value: int, has_loss: bool = False) -> Brax:
+    """A position of two pieces against one whose entry is ``value`` (a fresh count), with a
+    losing move among its moves when ``has_loss``."""
+    data = endings.tables()["two"]
+    rng = random.Random(5)
+    found = [int(i) for i in np.flatnonzero(data == value)]
+    for i in rng.sample(found, min(200, len(found))):
+        game = ending(*of_entry("two", i))
+        if not has_loss or any(v.value == "loss" for _, v in endings.move_values(game)):
+            return game
+    raise AssertionError("no such position")
+
+
+def test_best_moves_keep_the_value_of_the_position() -> None:
+    for value in (-6, 0, 7):
+        game = some_ending(value, has_loss=value == 0)
+        found = endings.lookup(game)
+        values = endings.move_values(game)
+        best = endings.best_moves(game)
+        assert found is not None and best
+        assert {v.value for _, v in best} == {found.value}
+        assert {m for m, _ in best} == {m for m, v in values if v.value == found.value}
+        plies = [v.plies for _, v in best]
+        assert plies == (sorted(plies, reverse=True) if value < 0 else sorted(plies))
+        if value < 0:  # every move loses; the slowest is the position's own count
+            assert len(best) == len(values) and plies[0] == found.plies
+
+
+def test_the_engine_keeps_a_drawn_ending_drawn() -> None:
+    from engine.search.mcts import MctsPlayer
+    from engine.search.players import Limit
+    from protocol.server import build_engine
+    from tests.protocol.test_analysis import parse_line
+
+    game = some_ending(0, has_loss=True)
+    values = {game.format_move(m): v.value for m, v in endings.move_values(game)}
+    color = ("red", "blue")[game.to_move]
+    engine, _ = build_engine(game, MctsPlayer(random.Random(1)), None, Limit(playouts=30))
+    response = engine.handle_line("gtpgames-analyze playouts 30")
+    assert response is not None
+    stats = parse_line(response.split("\n")[-3])
+    assert stats[0]["proven"] == "draw"
+    assert all(stat["proven"] == values[stat["move"]] for stat in stats)
+    for seed in range(3):
+        engine, _ = build_engine(game.copy(), MctsPlayer(random.Random(seed)), None,
+                                 Limit(playouts=30))
+        reply = engine.handle_line(f"genmove {color}")
+        assert reply is not None and values[reply[2:].strip()] == "draw"
+
+
+def test_the_engine_resists_a_lost_ending_longest() -> None:
+    from engine.search.mcts import MctsPlayer
+    from engine.search.players import Limit
+    from protocol.server import build_engine
+    from tests.protocol.test_analysis import parse_line
+
+    game = some_ending(-6)
+    plies = {game.format_move(m): v.plies for m, v in endings.move_values(game)}
+    engine, _ = build_engine(game, MctsPlayer(random.Random(1)), None, Limit(playouts=30))
+    response = engine.handle_line("gtpgames-analyze playouts 30")
+    assert response is not None
+    stats = parse_line(response.split("\n")[-3])
+    assert {stat["proven"] for stat in stats} == {"loss"}
+    reply = engine.handle_line(f"genmove {('red', 'blue')[game.to_move]}")
+    assert reply is not None and plies[reply[2:].strip()] == max(plies.values()) == 6
