@@ -57,3 +57,15 @@ def test_bench_online_runs_small() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "killed and restarted: yes" in done.stdout
     assert "lost games: 0, corrupted games: 0" in done.stdout
+
+
+@pytest.mark.slow
+def test_bench_endings_runs_small() -> None:
+    """The endings benchmark on a few positions: the engine never chooses a losing move in
+    a drawn ending (the table's draw is kept)."""
+    done = subprocess.run([sys.executable, "-m", "scripts.bench_endings", "--positions", "5",
+                           "--playouts", "50"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "drawn positions with a losing move: 5;" in done.stdout
+    assert "the engine in 0" in done.stdout

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from engine.games.brax import Brax
-from engine.games.brax_board import POINTS
+from engine.games.brax_board import POINTS, N
+from engine.games.position_text import encode_board
 from engine.search import endings
 from engine.search.solve import Solution, minimax
 
@@ -19,19 +20,8 @@ PAIRS = [(a, b) for a in range(POINTS) for b in range(a + 1, POINTS)]
 
 
 def board_field(red: list[int], blue: list[int]) -> str:
-    rows = []
-    for r in reversed(range(9)):
-        row, run = "", 0
-        for f in range(9):
-            p = r * 9 + f
-            piece = "r" if p in red else "b" if p in blue else ""
-            if not piece:
-                run += 1
-                continue
-            row += (str(run) if run else "") + piece
-            run = 0
-        rows.append(row + (str(run) if run else ""))
-    return "/".join(rows)
+    codes = {**{p: "r" for p in red}, **{p: "b" for p in blue}}
+    return encode_board([[codes.get(r * N + f) for f in range(N)] for r in reversed(range(N))])
 
 
 def ending(
