@@ -36,6 +36,7 @@ BOARDS: list[tuple[str, dict[str, Any]]] = [
     ("brique", {"size": 4, "pie": True}),
     ("brique", {"size": 5, "pie": False}),
     ("brique", {"size": 5, "pie": True}),
+    ("brique", {"size": 6, "pie": False}),
     ("flicker", {"size": 3, "pie": False}),
     ("flicker", {"size": 3, "pie": True}),
     ("flicker", {"size": 4, "pie": False}),

@@ -589,6 +589,10 @@ def table_loss(game: Game[Any], start: float) -> SearchResult | None:
     return SearchResult(kept[0][0], stats, 0, time.perf_counter() - start, "loss")
 
 
+#: The winrate of a move the endings table proves (:func:`table_draw`).
+PROVEN_WINRATE = {"win": 1.0, "draw": 0.5, "loss": 0.0}
+
+
 def table_draw(game: Game[Any], result: SearchResult) -> SearchResult:
     """A search's ``result`` in a Brax ending the table proves drawn: its moves marked with
     the table's values, those that keep the draw first (in the search's order), and the best
@@ -597,17 +601,25 @@ def table_draw(game: Game[Any], result: SearchResult) -> SearchResult:
         return result
     from engine.search import endings
 
-    values = dict(endings.move_values(game))
-    kept = [move for move, _ in endings.best_moves(game)]
-    if not kept or values[kept[0]].value != "draw":
+    ending = endings.lookup(game)
+    if ending is None or ending.value != "draw":
         return result
-    winrate = {"win": 1.0, "draw": 0.5, "loss": 0.0}
-    stats = sorted(
-        (dataclasses.replace(stat, proven=values[stat.move].value,
-                             winrate=winrate[values[stat.move].value])
-         for stat in result.stats),
-        key=lambda stat: stat.proven != "draw")
-    best = stats[0].move if stats and stats[0].proven == "draw" else kept[0]
+    values = endings.move_values(game)
+    table = dict(values)
+
+    def marked(stat: MoveStat) -> MoveStat:
+        value = table.get(stat.move)
+        if value is None:
+            return stat
+        return dataclasses.replace(stat, proven=value.value,
+                                   winrate=PROVEN_WINRATE[value.value])
+
+    stats = sorted((marked(stat) for stat in result.stats),
+                   key=lambda stat: stat.proven != "draw")
+    if stats and stats[0].proven == "draw":
+        best = stats[0].move
+    else:  # no move the search lists keeps the draw: the table's first that does
+        best = next(move for move, value in values if value.value == "draw")
     return dataclasses.replace(result, best=best, stats=tuple(stats), proven="draw")
 
 
