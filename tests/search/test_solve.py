@@ -447,13 +447,37 @@ def test_children_won_at_once_are_decided_exactly(name: str, options: dict[str, 
     assert fast.nodes < plain.nodes
 
 
+def fewest_to_fill(
+    cells: Any, neighbours: Any, starts: Any, ends: Any, player: int, far: int
+) -> int:
+    """A plain Dijkstra: the fewest empty points ``player`` fills to join a point of
+    ``starts`` to one of ``ends`` through its own points and neutral ones (2, Bricka's),
+    never through the other player's; ``far`` when it cannot."""
+    import heapq
+
+    enemy = 1 - player
+    dist = {i: (0 if cells[i] in (player, 2) else 1) for i in starts if cells[i] != enemy}
+    heap = [(d, i) for i, d in dist.items()]
+    heapq.heapify(heap)
+    while heap:
+        d, x = heapq.heappop(heap)
+        if d > dist[x]:
+            continue
+        for y in neighbours(x):
+            if cells[y] == enemy:
+                continue
+            e = d + (0 if cells[y] in (player, 2) else 1)
+            if e < dist.get(y, far):
+                dist[y] = e
+                heapq.heappush(heap, (e, y))
+    return min([dist.get(i, far) for i in ends] + [far])
+
+
 def test_brique_distance_is_the_fewest_squares_to_fill() -> None:
     """The solver's first numbers in Brique come from each side's distance to a win
     (engine/search/kernels/brique.py ``_distance``): here against a plain Dijkstra over the
     same squares (orthogonal and NE-SW diagonal neighbours, enemy stones closed), on random
     positions of random games."""
-    import heapq
-
     import numpy as np
 
     from engine.games.grid import coords, index
@@ -463,6 +487,13 @@ def test_brique_distance_is_the_fewest_squares_to_fill() -> None:
     for size in (3, 4, 6, 9, 17):
         tables = kernel.tables_for(size, False)
         codec = kernel.BriqueCodec()
+
+        def neighbours(x: int) -> list[int]:
+            f, r = coords(x, size)
+            return [index(f + df, r + dr, size)
+                    for df, dr in ((0, 1), (1, 0), (0, -1), (-1, 0), (1, 1), (-1, -1))
+                    if 0 <= f + df < size and 0 <= r + dr < size]
+
         for _ in range(12):
             game = new_game("brique", size=size, pie=False)
             w = np.zeros(codec.sizes(game)[2], dtype=np.int32)  # the solver's work array
@@ -472,26 +503,40 @@ def test_brique_distance_is_the_fewest_squares_to_fill() -> None:
                 game.play(game.random_move(rng))
             state = codec.state(game)
             for player in (0, 1):
-                cells = state[: size * size]
-                far = size * size + 1
-                dist = {i: (0 if cells[i] == player else 1) for i in range(size * size)
-                        if tables.edge[player, i] & 1 and cells[i] != 1 - player}
-                heap = [(d, i) for i, d in dist.items()]
-                heapq.heapify(heap)
-                while heap:
-                    d, x = heapq.heappop(heap)
-                    if d > dist[x]:
-                        continue
-                    f, r = coords(x, size)
-                    for df, dr in ((0, 1), (1, 0), (0, -1), (-1, 0), (1, 1), (-1, -1)):
-                        if 0 <= f + df < size and 0 <= r + dr < size:
-                            y = index(f + df, r + dr, size)
-                            if cells[y] == 1 - player:
-                                continue
-                            e = d + (0 if cells[y] == player else 1)
-                            if e < dist.get(y, far):
-                                dist[y] = e
-                                heapq.heappush(heap, (e, y))
-                want = min([dist.get(i, far) for i in range(size * size)
-                            if tables.edge[player, i] & 2] + [far])
+                squares = range(size * size)
+                starts = [i for i in squares if tables.edge[player, i] & 1]
+                ends = [i for i in squares if tables.edge[player, i] & 2]
+                want = fewest_to_fill(state[: size * size], neighbours, starts, ends, player,
+                                      size * size + 1)
                 assert kernel._distance(tables, state, w, player) == want
+
+
+def test_bricka_distance_is_the_fewest_points_to_fill() -> None:
+    """Bricka's first numbers of the solver come from each player's distance to a
+    connection (engine/search/kernels/bricka.py ``_distance``): here against a plain Dijkstra
+    from each side to the opposite one over the board's lines (the board data, not the
+    kernel's tables), own and neutral pieces free, on random positions of random games."""
+    import numpy as np
+
+    from engine.games.bricka_board import NEIGHBOURS, SIDES
+    from engine.search.kernels import bricka as kernel
+
+    rng = random.Random(4)
+    tables = kernel.tables_for()
+    codec = kernel.BrickaCodec()
+    points = len(NEIGHBOURS)
+    seen_neutral = False
+    for _ in range(30):
+        game = new_game("bricka")
+        for _ in range(rng.randrange(60)):
+            if game.outcome() is not None:
+                break
+            game.play(game.random_move(rng))
+        state = codec.state(game)
+        w = np.zeros(codec.sizes(game)[2], dtype=np.int32)  # the solver's work array
+        seen_neutral |= bool((state[:points] == 2).any())
+        for player in (0, 1):
+            want = min(fewest_to_fill(state[:points], lambda x: NEIGHBOURS[x], SIDES[2 * k],
+                                      SIDES[2 * k + 1], player, points + 1) for k in range(3))
+            assert kernel._distance(tables, state, w, player) == want
+    assert seen_neutral

@@ -27,7 +27,7 @@ import numpy as np
 from engine.games.bricka import PASS, Bricka
 from engine.games.core import Game
 from engine.search.kernels.mcts import Codec
-from engine.search.kernels.rt import inline, rand_below, register
+from engine.search.kernels.rt import edge_distance, inline, rand_below, register
 
 I32 = np.int32
 N = 69
@@ -46,6 +46,9 @@ class BrickaTables(NamedTuple):
     blocked: np.ndarray[Any, np.dtype[np.int32]]  # [last, p] 1 if p is blocked after last
     blocked_list: np.ndarray[Any, np.dtype[np.int32]]  # [last, k] the blocked points
     side_bit: np.ndarray[Any, np.dtype[np.int32]]  # 1 << side, 0 for inner points
+    #: edge[k, p]: bit 1 / 2 if p is on the first / second side of the k-th pair of
+    #: opposite sides (the solver's distances, :func:`_distance`)
+    edge: np.ndarray[Any, np.dtype[np.int32]]
 
 
 _TABLES: list[BrickaTables] = []
@@ -64,6 +67,10 @@ def tables_for() -> BrickaTables:
         blocked = np.zeros((N, N), dtype=I32)
         for p, points in enumerate(BLOCKED_AFTER):
             blocked[p, list(points)] = 1
+        edge = np.zeros((3, N), dtype=I32)
+        for p, side in enumerate(SIDE_OF):
+            if side >= 0:
+                edge[side // 2, p] = 1 << (side % 2)
         _TABLES.append(
             BrickaTables(
                 N,
@@ -74,6 +81,7 @@ def tables_for() -> BrickaTables:
                 blocked,
                 padded(BLOCKED_AFTER, max(map(len, BLOCKED_AFTER))),
                 np.array([0 if s < 0 else 1 << s for s in SIDE_OF], dtype=I32),
+                edge,
             )
         )
     return _TABLES[0]
@@ -353,6 +361,33 @@ def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
     return int(result)
 
 
+#: Where the solver's distance search works in ``w``: after :func:`_play`'s visit stamps,
+#: stack and counter (``w[:2 N + 1]``), in the playout's part, which the solver never uses;
+#: the distances, then a ring of 256 points to visit (the work array has 6 N + 4 x 30).
+DISTANCE_AT = 2 * N + 2
+RING = 256
+
+
+@inline
+def _distance(t: Any, s: Any, w: Any, p: int) -> int:
+    """The fewest free points ``p`` must fill to join a pair of opposite sides, through
+    their own and neutral pieces (:func:`edge_distance` for each pair; blocking is left
+    out: it lasts one turn)."""
+    d = w[DISTANCE_AT:]
+    best = N + 1
+    for k in range(3):
+        best = min(best, edge_distance(t.nbr, t.edge, s, d, N, k, p, 2, 1 - p, RING))
+    return best
+
+
+def _init(t: Any, s: Any, w: Any, attacker: int) -> tuple[int, int]:
+    """The solver's first numbers of a node: the squares of the attacker's and the
+    defender's distances to a connection (docs/design/kernels.md, "The solver")."""
+    a = _distance(t, s, w, attacker)
+    b = _distance(t, s, w, 1 - attacker)
+    return max(1, a * a), max(1, b * b)
+
+
 register(
     BrickaTables,
     legal=_legal,
@@ -360,6 +395,7 @@ register(
     winner=_winner,
     to_move=_to_move,
     playout=_playout,
+    init=_init,
 )
 
 

@@ -181,7 +181,7 @@ def _distance(t: Any, s: Any, w: Any, p: int) -> int:
     empty squares, with the NE-SW diagonal neighbours as neighbours (:func:`edge_distance`,
     in the first 5 n^2 entries of ``w``: the playout's part, which the solver never uses;
     :func:`_play` keeps its visit stamps after 6 n^2)."""
-    return edge_distance(t.near, t.edge, s, w, t.n * t.n, p, p, 1 - p, t.ring)
+    return edge_distance(t.near, t.edge, s, w, t.n * t.n, p, p, p, 1 - p, t.ring)
 
 
 def _init(t: Any, s: Any, w: Any, attacker: int) -> tuple[int, int]:

@@ -274,12 +274,13 @@ def _key(t: Any, s: Any) -> Callable[..., Any] | None:
 
 @inline
 def edge_distance(
-    near: Any, edge: Any, s: Any, w: Any, size: int, player: int, mine: int, enemy: int,
-    ring: int,
+    near: Any, edge: Any, s: Any, w: Any, size: int, player: int, mine: int, ally: int,
+    enemy: int, ring: int,
 ) -> int:
     """A connection game's distance to a win: the fewest empty points ``player`` must fill to
     join their two edges (``edge[player, i]`` bits 1 and 2), through their stones (``mine``
-    in ``s``: free) and empty points (one each), never through the ``enemy``'s, from point
+    or ``ally`` in ``s``: free; ``ally`` is Bricka's neutral pieces, which count for both
+    players) and empty points (one each), never through the ``enemy``'s, from point
     to point by ``near`` (padded with -1); ``size + 1`` when they cannot. A 0-1
     breadth-first search: ``w[:size]`` holds the distances, ``w[size:size + ring]`` a ring of
     the points to visit (``ring`` a power of two; a ring full, never seen in practice, only
@@ -292,7 +293,7 @@ def edge_distance(
     count = 0
     for i in range(size):
         if edge[player, i] & 1 and s[i] != enemy:
-            w[i] = 0 if s[i] == mine else 1
+            w[i] = 0 if s[i] == mine or s[i] == ally else 1
             w[size + count] = i
             count += 1
     while count > 0:
@@ -309,7 +310,7 @@ def edge_distance(
                 continue
             if count == ring:
                 break
-            if v == mine:
+            if v == mine or v == ally:
                 if dx < w[y]:
                     w[y] = dx
                     head = (head - 1) & mask
