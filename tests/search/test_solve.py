@@ -488,7 +488,7 @@ def test_brique_distance_is_the_fewest_squares_to_fill() -> None:
         tables = kernel.tables_for(size, False)
         codec = kernel.BriqueCodec()
 
-        def neighbours(x: int) -> list[int]:
+        def neighbours(x: int, size: int = size) -> list[int]:
             f, r = coords(x, size)
             return [index(f + df, r + dr, size)
                     for df, dr in ((0, 1), (1, 0), (0, -1), (-1, 0), (1, 1), (-1, -1))
