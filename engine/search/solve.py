@@ -160,6 +160,8 @@ class Solver:
         self.depth_hit = False
         self.memory_mb = memory_mb
         self.threats = game.name in THREATS if threats is None else threats
+        #: a game without draws: one table entry serves both attackers (dfpn.M_DRAWLESS)
+        self.drawless = game.name in DRAWLESS
         if game.outcome() is None:  # load (or compile) the search now, not in a timed solve
             dfpn.search(self.tables, root, 0, self.table, self.frames[0], dfpn.new_meta(),
                         eps, 0, self.stop, self.busy)
@@ -205,7 +207,8 @@ class Solver:
         if self.frames[0][0].shape[1] != state.shape[0]:
             self.frames = [dfpn.new_frames(self.depth, self.most, state, self.work)
                            for _ in range(self.threads)]
-        metas = [dfpn.new_meta(self.threats, me, self.threads) for me in range(self.threads)]
+        metas = [dfpn.new_meta(self.threats, me, self.threads, self.drawless)
+                 for me in range(self.threads)]
         self.stop[0] = 0
         results = [0] * self.threads
 

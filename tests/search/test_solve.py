@@ -540,3 +540,37 @@ def test_bricka_distance_is_the_fewest_points_to_fill() -> None:
                                       SIDES[2 * k + 1], player, points + 1) for k in range(3))
             assert kernel._distance(tables, state, w, player) == want
     assert seen_neutral
+
+
+@pytest.mark.parametrize(("name", "options", "back"), [
+    ("brique", {"size": 4, "pie": False}, None),
+    ("trisq", {"size": 4}, 3),
+])
+def test_a_game_without_draws_shares_its_entries_between_attackers(
+    name: str, options: dict[str, Any], back: int | None
+) -> None:
+    """In Brique and Trisq a disproof for one player is a proof for the other, so the table
+    keeps one entry for both (kernels/dfpn.py ``_key_of``): after a solve, the position
+    after a winning move, where the other player is to move and attacks, is answered from
+    the entries of the first solve, in a handful of nodes where a new table needs many.
+    The position: the empty board (``back`` None), else the first won one ``back`` plies or
+    more before the end of a seeded random game."""
+    game = new_game(name, **options)
+    if back is not None:
+        rng = random.Random(1)
+        while game.outcome() is None:
+            game.play(game.random_move(rng))
+        for _ in range(back):
+            game.undo()
+    solver = Solver(game, memory_mb=64)
+    while solver.solve(game).value != "win":
+        game.undo()
+    move = solver.winning_move(game)
+    assert move is not None
+    after = game.copy()
+    after.play(move)
+    assert after.outcome() is None and after.to_move != game.to_move
+    again = solver.solve(after)
+    fresh = Solver(after, memory_mb=64).solve(after)
+    assert again.value == fresh.value == "loss"
+    assert again.nodes * 10 < fresh.nodes, (again.nodes, fresh.nodes)

@@ -78,7 +78,8 @@ M_MAXDEPTH = 6  # deepest frame used
 M_THREATS = 7  # 1: decide a child whose player to move wins at once (see _expand)
 M_ME = 8  # this search's thread (its row of the busy marks)
 M_THREADS = 9  # threads searching the same root with the same table
-N_META = 10
+M_DRAWLESS = 10  # 1: a game without draws, whose table is kept for one attacker (_key_of)
+N_META = 11
 
 _ATT = np.uint64(0x9E3779B97F4A7C15)
 _MIX_PN = np.uint64(0xD6E8FEB86659FD93)
@@ -116,6 +117,36 @@ def tt_get(keys: Any, data: Any, h: Any) -> Any:
                 return pn, dn
             break
     return np.int64(-1), np.int64(-1)
+
+
+@inline
+def _key_of(attacker: int, drawless: int) -> int:
+    """The attacker a table entry is kept for. In a game without draws, "the attacker does
+    not win" is "the other player wins", so a position's disproof for one player is its
+    proof for the other: its numbers for player 0 are the ones for player 1, swapped. Such
+    a game keeps all its entries for player 1 (and a search for player 0 swaps them as it
+    reads and writes, :func:`_get` and :func:`_put`), so that searches for either player
+    share them: the solve of a position after a move reads the proof of the position
+    before it, whichever player each attacks for."""
+    return 1 if drawless else attacker
+
+
+@inline
+def _get(keys: Any, data: Any, h: Any, flip: bool) -> Any:
+    """:func:`tt_get` for the search's attacker (``flip``: the entry is kept for the other
+    player, :func:`_key_of`)."""
+    a, b = tt_get(keys, data, h)
+    if flip:
+        return b, a
+    return a, b
+
+
+@inline
+def _put(keys: Any, data: Any, h: Any, pn: Any, dn: Any, wk: Any, flip: bool) -> None:
+    """:func:`tt_store` for the search's attacker (see :func:`_get`)."""
+    if flip:
+        pn, dn = dn, pn
+    tt_store(keys, data, h, pn, dn, wk)
 
 
 @inline
@@ -160,7 +191,7 @@ def _wins(t: Any, s: Any, s2: Any, w: Any, code: int, z: int) -> bool:
 def _expand(
     t: Any, d: int, attacker: int, states: Any, s2: Any, w: Any, buf: Any, moves: Any,
     hashes: Any, cpn: Any, cdn: Any, count: Any, keys: Any, data: Any, threats: int,
-    s3: Any, buf2: Any, cand: Any,
+    s3: Any, buf2: Any, cand: Any, keyed: int, flip: bool,
 ) -> None:
     """Generate the children of frame ``d``: their moves, hashes and first numbers (a
     terminal child proven or disproven, else the table's numbers, else the game's estimate,
@@ -181,10 +212,10 @@ def _expand(
         copy_into(s2, s)
         r_play(t, s2, w, i64(buf[j]))
         res = r_winner(t, s2)
-        h = state_hash(t, s2, attacker)
+        h = state_hash(t, s2, keyed)
         hashes[d, j] = h
         if res < 0:
-            a, b = tt_get(keys, data, h)
+            a, b = _get(keys, data, h, flip)
             if a >= 0:
                 cpn[d, j] = a
                 cdn[d, j] = b
@@ -262,6 +293,8 @@ def search(
     states, s2, w, buf, moves, hashes, cpn, cdn, count, thpn, thdn, chosen, nh, work0, s3, \
         buf2, cand = frames
     threats = meta[M_THREATS]
+    keyed = _key_of(attacker, meta[M_DRAWLESS])
+    flip = keyed != attacker
     me = meta[M_ME]
     nthreads = meta[M_THREADS]
     mask = busy.shape[1] - 1
@@ -270,7 +303,7 @@ def search(
     fresh = meta[M_SP] < 0
     if fresh:
         states[0, :] = root
-        nh[0] = state_hash(t, root, attacker)
+        nh[0] = state_hash(t, root, keyed)
         thpn[0] = INF - 1
         thdn[0] = INF - 1
         work0[0] = meta[M_NODES]
@@ -284,7 +317,7 @@ def search(
         d = meta[M_SP]
         if fresh:
             _expand(t, d, attacker, states, s2, w, buf, moves, hashes, cpn, cdn, count, keys,
-                    data, threats, s3, buf2, cand)
+                    data, threats, s3, buf2, cand, keyed, flip)
             meta[M_NODES] += 1
             fresh = False
         k = count[d]
@@ -299,7 +332,7 @@ def search(
             a = cpn[d, j]
             b = cdn[d, j]
             if a != 0 and b != 0 and a != UNKNOWN:
-                ta, tb = tt_get(keys, data, hashes[d, j])
+                ta, tb = _get(keys, data, hashes[d, j], flip)
                 if ta >= 0:
                     a = ta
                     b = tb
@@ -358,12 +391,12 @@ def search(
         dn = t_node if is_or else m_node
         if nthreads > 1 and d > 0 and pn != 0 and dn != 0:
             # decided by another thread meanwhile: no use searching on under it
-            ta, tb = tt_get(keys, data, nh[d])
+            ta, tb = _get(keys, data, nh[d], flip)
             if ta == 0 or tb == 0:
                 pn = ta
                 dn = tb
         if pn >= thpn[d] or dn >= thdn[d] or pn == 0 or dn == 0:
-            tt_store(keys, data, nh[d], pn, dn, meta[M_NODES] - work0[d])
+            _put(keys, data, nh[d], pn, dn, meta[M_NODES] - work0[d], flip)
             meta[M_STORES] += 1
             if d == 0:
                 meta[M_PN] = pn
@@ -484,13 +517,14 @@ def new_frames(
 
 
 def new_meta(
-    threats: bool = False, me: int = 0, threads: int = 1,
+    threats: bool = False, me: int = 0, threads: int = 1, drawless: bool = False,
 ) -> np.ndarray[Any, np.dtype[np.int64]]:
-    """The counters of a new search (``threats``: see :data:`M_THREATS`) by thread ``me`` of
-    ``threads``."""
+    """The counters of a new search (``threats``: see :data:`M_THREATS`; ``drawless``, a game
+    without draws: :data:`M_DRAWLESS`) by thread ``me`` of ``threads``."""
     meta = np.zeros(N_META, dtype=np.int64)
     meta[M_SP] = -1
     meta[M_THREATS] = int(threats)
+    meta[M_DRAWLESS] = int(drawless)
     meta[M_ME] = me
     meta[M_THREADS] = threads
     return meta
