@@ -56,14 +56,17 @@ def label(name: str, options: dict[str, Any]) -> str:
 
 
 def first_moves(
-    solver: Solver, game: Game[Any], budget: float
+    solver: Solver, game: Game[Any], budget: float, first: list[str] | None = None,
 ) -> tuple[dict[str, str], float, int]:
     """The value of each first move for the player who makes it (at most ``budget`` seconds
-    each and three budgets in all: the rest are not decided)."""
+    each and three budgets in all: the rest are not decided), the moves ``first`` (those
+    the solve of the board listed as winning) before the others."""
     values: dict[str, str] = {}
     start = time.monotonic()
     nodes = 0
-    for move in game.legal_moves():
+    legal = game.legal_moves()
+    ahead = [move for move in legal if game.format_move(move) in (first or [])]
+    for move in ahead + [move for move in legal if move not in ahead]:
         if time.monotonic() - start > 3 * budget:
             values[game.format_move(move)] = "unknown"
             continue
@@ -77,7 +80,8 @@ def first_moves(
         nodes += found.nodes
         same = after.to_move == game.to_move
         values[token] = found.value if same else OPPOSITE[found.value]
-    return values, time.monotonic() - start, nodes
+    in_order = {game.format_move(move): values[game.format_move(move)] for move in legal}
+    return in_order, time.monotonic() - start, nodes
 
 
 #: The mark of each value in the maps of first moves.
@@ -114,8 +118,10 @@ def solve_board(
     for path in tables:  # a table saved by `gtpgames solve --checkpoint` for this board
         try:
             solver.load(path)
-        except ValueError:
+        except ValueError as error:  # another board's, or another --memory or --threads
+            print(f"{label(name, options)}: not read: {error}", file=sys.stderr, flush=True)
             continue
+        print(f"{label(name, options)}: read {path}", file=sys.stderr, flush=True)
     found = solver.solve(game, seconds=budget, all_moves=True)
     lines = [f"### {label(name, options)}", ""]
     mover = game.player_name(game.to_move)
@@ -131,7 +137,7 @@ def solve_board(
     if found.value == "unknown":
         lines += ["- first moves: not solved", ""]
         return lines, book, {}
-    values, seconds, nodes = first_moves(solver, game, budget)
+    values, seconds, nodes = first_moves(solver, game, budget, found.winning)
     for token in found.winning or []:
         if values[token] not in ("win", "unknown"):
             raise SystemExit(f"{label(name, options)}: {token} listed as winning, "
