@@ -115,13 +115,18 @@ def solve_board(
     move (``images`` is where the page finds the map's picture)."""
     game = new_game(name, **options)
     solver = Solver(game, memory_mb=memory, threads=threads)
-    for path in tables:  # a table saved by `gtpgames solve --checkpoint` for this board
-        try:
-            solver.load(path)
-        except ValueError as error:  # another board's, or another --memory or --threads
-            print(f"{label(name, options)}: not read: {error}", file=sys.stderr, flush=True)
-            continue
-        print(f"{label(name, options)}: read {path}", file=sys.stderr, flush=True)
+
+    def read_tables() -> None:
+        for path in tables:  # a table saved by `gtpgames solve --checkpoint` for this board
+            try:
+                solver.load(path)
+            except ValueError as error:  # another board's, or another --memory or --threads
+                print(f"{label(name, options)}: not read: {error}", file=sys.stderr,
+                      flush=True)
+                continue
+            print(f"{label(name, options)}: read {path}", file=sys.stderr, flush=True)
+
+    read_tables()
     found = solver.solve(game, seconds=budget, all_moves=True)
     lines = [f"### {label(name, options)}", ""]
     mover = game.player_name(game.to_move)
@@ -137,6 +142,10 @@ def solve_board(
     if found.value == "unknown":
         lines += ["- first moves: not solved", ""]
         return lines, book, {}
+    # the map checks the board's solve: its solves start from an empty table (or from the
+    # tables given, those of other solves), not from the entries the board's solve wrote
+    solver.clear()
+    read_tables()
     values, seconds, nodes = first_moves(solver, game, budget, found.winning)
     for token in found.winning or []:
         if values[token] not in ("win", "unknown"):

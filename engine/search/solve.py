@@ -184,6 +184,10 @@ class Solver:
         """Table entries in use."""
         return int((self.table[0] != 0).sum())
 
+    def clear(self) -> None:
+        """Empty the table: later solves find nothing of the earlier ones."""
+        self.table[0][:] = 0
+
     # ------------------------------------------------------------------------ proving
 
     def state(self, game: Game[Any]) -> Any:

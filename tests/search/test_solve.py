@@ -574,3 +574,6 @@ def test_a_game_without_draws_shares_its_entries_between_attackers(
     fresh = Solver(after, memory_mb=64).solve(after)
     assert again.value == fresh.value == "loss"
     assert again.nodes * 10 < fresh.nodes, (again.nodes, fresh.nodes)
+    solver.clear()  # an empty table: the solve starts over, as a new solver's does
+    assert solver.used() == 0
+    assert solver.solve(after).nodes == fresh.nodes
