@@ -411,15 +411,34 @@ class Solver:
     def load(self, path: Path) -> None:
         """Read a table written by :meth:`save` for the same game, options and memory;
         ValueError if it is for something else."""
-        import numpy as np
+        import zipfile
 
-        with np.load(path) as data:
-            header = str(data["header"])
+        import numpy as np
+        from numpy.lib import format as npy
+
+        with zipfile.ZipFile(path) as archive:
+            with archive.open("header.npy") as part:
+                header = str(np.load(part))
             if header != self.header():
                 raise ValueError(
                     f"{path} holds a table for {header}, not for {self.header()}")
             for mine, name in zip(self.table, ("keys", "data"), strict=True):
-                mine[:] = data[name]
+                # read into the table itself, in pieces: a table of several gigabytes
+                # would otherwise be in memory twice
+                with archive.open(f"{name}.npy") as part:
+                    version = npy.read_magic(part)
+                    shape, _, dtype = (npy.read_array_header_1_0(part) if version == (1, 0)
+                                       else npy.read_array_header_2_0(part))
+                    if shape != mine.shape or dtype != mine.dtype:
+                        raise ValueError(f"{path}: its {name} do not fit the table")
+                    into = memoryview(mine.reshape(-1).view(np.uint8))
+                    done = 0
+                    while done < len(into):
+                        chunk = part.read(min(2**24, len(into) - done))
+                        if not chunk:
+                            raise ValueError(f"{path}: its {name} are cut short")
+                        into[done: done + len(chunk)] = chunk
+                        done += len(chunk)
 
 
 def _stalled(meta: Any, dfpn: Any) -> bool:

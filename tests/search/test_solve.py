@@ -306,6 +306,8 @@ def test_checkpoint_resumes(tmp_path: Path) -> None:
     first.save(path)
     again = Solver(game, memory_mb=8)
     again.load(path)
+    for read, written in zip(again.table, first.table, strict=True):
+        assert (read == written).all()
     resumed = again.solve(game)
     assert resumed.value == "win"
     assert resumed.nodes < 10  # the root's proof is in the table
