@@ -409,8 +409,8 @@ class Solver:
             np.savez(out, header=np.array(self.header()), keys=keys, data=data)
 
     def load(self, path: Path) -> None:
-        """Read a table written by :meth:`save` for the same game, options and memory;
-        ValueError if it is for something else."""
+        """Read a table written by :meth:`save` for the same game, options, memory and threads
+        (they set the table's size); ValueError if it is for something else."""
         import zipfile
 
         import numpy as np
