@@ -445,12 +445,15 @@ def warmup(
         typer.Option(min=1, help="Kernels compiled at once, each in a process of its own "
                      "(default: one per core)."),
     ] = None,
+    solver: Annotated[
+        bool, typer.Option("--solver", help="Also compile each game's solver (gtpgames solve).")
+    ] = False,
 ) -> None:
     """Compile the numba search kernels ahead of time (into the on-disk cache)."""
     from engine.search import kernels
 
     try:
-        seconds = kernels.warmup(game, jobs or kernels.cores())
+        seconds = kernels.warmup(game, jobs or kernels.cores(), solver)
     except ValueError as error:
         _fail(str(error))
         return

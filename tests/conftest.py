@@ -6,9 +6,40 @@ every kernel compile twice on a cold cache (once in the test process, once in it
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 os.environ["PYTHONPATH"] = os.pathsep.join(
     [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
 )
+
+
+# A run of many tests (the default run, CI) compiles the search kernels and the solvers of all
+# five games: on a cold cache that is most of its time, in short bursts spread over the run.
+# A background `gtpgames warmup --solver` compiles them on the other core meanwhile; a test
+# that needs a game's kernels while they compile there waits for them (the compile lock of
+# engine.search.kernels.cache) instead of compiling them a second time. GTPGAMES_TEST_WARMUP=0
+# turns it off.
+_WARMUP_FROM = 200  # tests in the run
+_warming: list[subprocess.Popen[bytes]] = []
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if (len(session.items) < _WARMUP_FROM or session.config.option.collectonly
+            or os.environ.get("GTPGAMES_TEST_WARMUP", "1") == "0"):
+        return
+    _warming.append(subprocess.Popen(
+        [sys.executable, "-m", "gtpgames", "warmup", "--solver", "--jobs", "1"],
+        cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL))
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    for process in _warming:
+        if process.poll() is None:
+            process.kill()
+        process.wait()

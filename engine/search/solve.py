@@ -122,10 +122,11 @@ class Solver:
         if game.name not in kernels.KERNELS:
             raise ValueError(f"{game.title} has no compiled rules to solve with")
         module_name, _, codec_name = kernels.KERNELS[game.name].partition(":")
-        codec = getattr(kernels.import_module(module_name), codec_name)()
+        with kernels.compiling(game):  # importing compiles a game's helpers of fixed types
+            codec = getattr(kernels.import_module(module_name), codec_name)()
+            dfpn = kernels.import_module("engine.search.kernels.dfpn")
         if not codec.supports(game):
             raise ValueError(f"the compiled rules of {game.title} do not cover these options")
-        dfpn = kernels.import_module("engine.search.kernels.dfpn")
 
         self.dfpn = dfpn
         self.codec = codec
@@ -163,8 +164,9 @@ class Solver:
         #: a game without draws: one table entry serves both attackers (dfpn.M_DRAWLESS)
         self.drawless = game.name in DRAWLESS
         if game.outcome() is None:  # load (or compile) the search now, not in a timed solve
-            dfpn.search(self.tables, root, 0, self.table, self.frames[0], dfpn.new_meta(),
-                        eps, 0, self.stop, self.busy)
+            with kernels.compiling(game):
+                dfpn.search(self.tables, root, 0, self.table, self.frames[0],
+                            dfpn.new_meta(), eps, 0, self.stop, self.busy)
 
     # ------------------------------------------------------------------------- sizes
 

@@ -161,6 +161,22 @@ def test_warmup_in_parallel_leaves_a_warm_cache_for_each_game(tmp_path: Any) -> 
         assert warm.stderr == "", game
 
 
+@pytest.mark.slow
+def test_warmup_solver_compiles_the_solver_too(tmp_path: Any) -> None:
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    env.pop("GTPGAMES_NUMBA_ROOT", None)
+    command = [sys.executable, "-m", "gtpgames", "warmup", "brique", "--jobs", "1"]
+
+    def solver_cached() -> bool:
+        return any(tmp_path.rglob("dfpn.search-*.nbi"))
+
+    subprocess.run(command, capture_output=True, check=True, env=env)
+    assert not solver_cached()
+    done = subprocess.run([*command, "--solver"], capture_output=True, text=True, check=True,
+                          env=env)
+    assert done.stderr == "" and solver_cached()  # the search kernel came from the cache
+
+
 def waiting_for_the_lock(x: int) -> int:
     return x + 1
 
@@ -185,6 +201,42 @@ def test_cache_writes_wait_for_the_lock() -> None:
         fcntl.flock(lock, fcntl.LOCK_UN)
     thread.join(30.0)
     assert done == [2] and list(cache_dir().rglob("*waiting_for_the_lock*.nbi"))
+
+
+def test_a_game_compiles_in_one_place_at_a_time(capfd: pytest.CaptureFixture[str]) -> None:
+    """While another process (here: this test) holds a game's compile lock, loading its kernel
+    or building its solver waits, says so on stderr, and goes on once the lock is free."""
+    import fcntl
+    import threading
+
+    from engine.search import kernels
+    from engine.search.solve import Solver
+
+    kernels.wait("brique")
+    kernels.load("brique")
+    kernels.unload("brique")
+    done: list[str] = []
+    jobs = {
+        "kernel": lambda: kernels.load("brique"),
+        "solver": lambda: Solver(Brique(size=3), memory_mb=4),
+    }
+    try:
+        for what, job in jobs.items():
+            with open(kernels.cache_dir() / "brique.lock", "a") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                thread = threading.Thread(
+                    target=lambda job=job, what=what: (job(), done.append(what)), daemon=True)
+                thread.start()
+                thread.join(2.0)
+                assert thread.is_alive() and what not in done
+                assert ("gtpgames: waiting for another compilation of the Brique kernels"
+                        in capfd.readouterr().err)
+                fcntl.flock(lock, fcntl.LOCK_UN)
+            thread.join(60.0)
+            assert what in done
+        assert "waiting" not in capfd.readouterr().err
+    finally:
+        kernels.unload("brique")
 
 
 def test_no_kernel_when_switched_off_or_not_supported(

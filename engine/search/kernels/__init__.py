@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from engine.games.core import Game
 from engine.search.base import Searcher
 from engine.search.kernels.cache import cache_dir as cache_dir
+from engine.search.kernels.cache import compile_lock
 from engine.search.kernels.cache import configure as configure
 
 if TYPE_CHECKING:
@@ -162,7 +163,7 @@ def load(name: str) -> KernelSearcher:
     from engine.games.registry import new_game
 
     game = new_game(name)
-    with telling_compiles(game.title):
+    with compiling(game), telling_compiles(game.title):
         # inside: a module may compile its helpers of fixed types when it is imported
         module = import_module(module_name)
         mcts = import_module("engine.search.kernels.mcts")
@@ -172,6 +173,17 @@ def load(name: str) -> KernelSearcher:
         load_seconds.setdefault(name, time.perf_counter() - start)
         _ready[name] = searcher
     return searcher
+
+
+def compiling(game: Game[Any]) -> contextlib.AbstractContextManager[None]:
+    """:func:`engine.search.kernels.cache.compile_lock` for ``game``'s kernels, saying on
+    stderr when it waits for another process (or thread) that compiles them."""
+
+    def waiting() -> None:
+        print(f"gtpgames: waiting for another compilation of the {game.title} kernels "
+              "(they will then load from the cache)", file=sys.stderr, flush=True)
+
+    return compile_lock(game.name, waiting)
 
 
 def _load_quietly(name: str) -> None:
@@ -236,9 +248,12 @@ def wait(name: str, timeout: float | None = None) -> bool:
     return name in _ready
 
 
-def warmup(names: list[str] | None = None, jobs: int = 1) -> dict[str, float]:
-    """Compile (or load from the cache) the kernels of ``names`` (default: all); seconds per
-    kernel. ValueError for a game without a kernel.
+def warmup(
+    names: list[str] | None = None, jobs: int = 1, solver: bool = False
+) -> dict[str, float]:
+    """Compile (or load from the cache) the kernels of ``names`` (default: all), and with
+    ``solver`` their solvers too (``gtpgames solve``); seconds per game. ValueError for a
+    game without a kernel.
 
     With ``jobs`` > 1 and more than one kernel, each kernel is compiled in a child process of
     its own, ``jobs`` at a time, the largest first (numba compiles one function at a time in a
@@ -251,13 +266,16 @@ def warmup(names: list[str] | None = None, jobs: int = 1) -> dict[str, float]:
                 f"no compiled kernel for {name!r} (kernels: {', '.join(KERNELS)})"
             )
     if jobs > 1 and len(chosen) > 1:
-        return _warmup_apart(chosen, jobs)
-    seconds = {}
-    for name in chosen:
-        start = time.perf_counter()
-        load(name)
-        seconds[name] = time.perf_counter() - start
-    return seconds
+        return _warmup_apart(chosen, jobs, solver)
+    return {name: _load_apart(name, solver) for name in chosen}
+
+
+def load_solver(name: str) -> None:
+    """Compile (or load from the cache) the solver of game ``name``, in this thread."""
+    from engine.games.registry import new_game
+    from engine.search.solve import Solver
+
+    Solver(new_game(name), memory_mb=16)
 
 
 def cores() -> int:
@@ -273,14 +291,16 @@ def _source_size(name: str) -> int:
     return (Path(__file__).parent / f"{module.rpartition('.')[2]}.py").stat().st_size
 
 
-def _load_apart(name: str) -> float:
-    """:func:`load` ``name`` in this (child) process; its seconds."""
+def _load_apart(name: str, solver: bool = False) -> float:
+    """:func:`load` ``name`` (and with ``solver`` its solver) in this process; its seconds."""
     start = time.perf_counter()
     load(name)
+    if solver:
+        load_solver(name)
     return time.perf_counter() - start
 
 
-def _warmup_apart(names: list[str], jobs: int) -> dict[str, float]:
+def _warmup_apart(names: list[str], jobs: int, solver: bool) -> dict[str, float]:
     """:func:`warmup` in ``jobs`` child processes (spawned: a fork of a process that has
     imported numba may hold its locks), the largest kernels first so that the last one
     started is a small one; seconds per kernel, in the order of ``names``. Each child reads
@@ -293,5 +313,5 @@ def _warmup_apart(names: list[str], jobs: int) -> dict[str, float]:
     context = multiprocessing.get_context("spawn")
     order = sorted(names, key=_source_size, reverse=True)
     with ProcessPoolExecutor(max_workers=min(jobs, len(names)), mp_context=context) as pool:
-        futures = {name: pool.submit(_load_apart, name) for name in order}
+        futures = {name: pool.submit(_load_apart, name, solver) for name in order}
         return {name: futures[name].result() for name in names}

@@ -11,10 +11,19 @@ kernel.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import ModuleType
+
+fcntl: ModuleType | None
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not a POSIX system
+    fcntl = None
 
 #: Set beside ``NUMBA_CACHE_DIR`` when this process points numba at :func:`cache_dir`: the
 #: directory that it is a subdirectory of. A child process inherits both variables and takes
@@ -62,3 +71,28 @@ def configure() -> None:
     os.environ[ROOT_ENV] = str(path.parent)
     if "numba" in sys.modules:
         sys.modules["numba"].config.CACHE_DIR = str(path)
+
+
+@contextlib.contextmanager
+def compile_lock(name: str, waiting: Callable[[], None] | None = None) -> Iterator[None]:
+    """Hold, across processes, the right to compile (or read from the cache) the kernels of
+    game ``name``: an exclusive lock on a file of :func:`cache_dir`. Two engines started
+    together on a cold cache (a match, gogui-twogtp, a test run) would otherwise both compile
+    the same functions; the second waits here, then reads them from the cache in a fraction
+    of a second. ``waiting`` is called once if the lock is held elsewhere, before waiting.
+    The lock goes with its process, however that ends; where no lock can be taken (not a
+    POSIX system, a read-only cache), nothing is held."""
+    configure()
+    with contextlib.ExitStack() as held:
+        if fcntl is not None:
+            try:
+                handle = held.enter_context(open(cache_dir() / f"{name}.lock", "a"))
+                try:
+                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    if waiting is not None:
+                        waiting()
+                    fcntl.flock(handle, fcntl.LOCK_EX)
+            except OSError:
+                held.close()  # no lock: compile without one
+        yield  # closing the file releases the lock
