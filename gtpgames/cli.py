@@ -450,10 +450,10 @@ def warmup(
     ] = False,
 ) -> None:
     """Compile the numba search kernels ahead of time (into the on-disk cache)."""
-    from engine.search import kernels
+    from engine.search import kernels, solve
 
     try:
-        seconds = kernels.warmup(game, jobs or kernels.cores(), solver)
+        seconds = kernels.warmup(game, jobs or kernels.cores(), solve.warm if solver else None)
     except ValueError as error:
         _fail(str(error))
         return

@@ -20,11 +20,19 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
 
 # A run of many tests (the default run, CI) compiles the search kernels and the solvers of all
 # five games: on a cold cache that is most of its time, in short bursts spread over the run.
-# A background `gtpgames warmup --solver` compiles them on the other core meanwhile; a test
+# A background process compiles them on the other core meanwhile (what `gtpgames warmup
+# --solver` does, the search kernels first, in the order the tests first need them); a test
 # that needs a game's kernels while they compile there waits for them (the compile lock of
 # engine.search.kernels.cache) instead of compiling them a second time. GTPGAMES_TEST_WARMUP=0
 # turns it off.
 _WARMUP_FROM = 200  # tests in the run
+_WARMUP = """
+from engine.search import kernels, solve
+games = ["brique", "trisq", "brax", "bricka", "flicker"]
+kernels.warmup(games)
+for game in games:
+    solve.warm(game)
+"""
 _warming: list[subprocess.Popen[bytes]] = []
 
 
@@ -33,7 +41,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
             or os.environ.get("GTPGAMES_TEST_WARMUP", "1") == "0"):
         return
     _warming.append(subprocess.Popen(
-        [sys.executable, "-m", "gtpgames", "warmup", "--solver", "--jobs", "1"],
+        [sys.executable, "-c", _WARMUP],
         cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL))
 

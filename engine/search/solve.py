@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from engine.games.core import Game
+from engine.games.registry import new_game
 
 Value = Literal["win", "loss", "draw", "unknown"]
 
@@ -441,6 +442,12 @@ class Solver:
                             raise ValueError(f"{path}: its {name} are cut short")
                         into[done: done + len(chunk)] = chunk
                         done += len(chunk)
+
+
+def warm(name: str) -> None:
+    """Compile (or load from the cache) the solver of game ``name``
+    (``gtpgames warmup --solver``)."""
+    Solver(new_game(name), memory_mb=16)
 
 
 def _stalled(meta: Any, dfpn: Any) -> bool:

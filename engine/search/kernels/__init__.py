@@ -27,7 +27,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, TextIO
@@ -249,11 +249,11 @@ def wait(name: str, timeout: float | None = None) -> bool:
 
 
 def warmup(
-    names: list[str] | None = None, jobs: int = 1, solver: bool = False
+    names: list[str] | None = None, jobs: int = 1, also: Callable[[str], object] | None = None
 ) -> dict[str, float]:
-    """Compile (or load from the cache) the kernels of ``names`` (default: all), and with
-    ``solver`` their solvers too (``gtpgames solve``); seconds per game. ValueError for a
-    game without a kernel.
+    """Compile (or load from the cache) the kernels of ``names`` (default: all), each followed
+    by ``also(name)`` if given (a module-level function: :func:`engine.search.solve.warm`
+    compiles the game's solver); seconds per game. ValueError for a game without a kernel.
 
     With ``jobs`` > 1 and more than one kernel, each kernel is compiled in a child process of
     its own, ``jobs`` at a time, the largest first (numba compiles one function at a time in a
@@ -266,16 +266,8 @@ def warmup(
                 f"no compiled kernel for {name!r} (kernels: {', '.join(KERNELS)})"
             )
     if jobs > 1 and len(chosen) > 1:
-        return _warmup_apart(chosen, jobs, solver)
-    return {name: _load_apart(name, solver) for name in chosen}
-
-
-def load_solver(name: str) -> None:
-    """Compile (or load from the cache) the solver of game ``name``, in this thread."""
-    from engine.games.registry import new_game
-    from engine.search.solve import Solver
-
-    Solver(new_game(name), memory_mb=16)
+        return _warmup_apart(chosen, jobs, also)
+    return {name: _load_apart(name, also) for name in chosen}
 
 
 def cores() -> int:
@@ -291,16 +283,18 @@ def _source_size(name: str) -> int:
     return (Path(__file__).parent / f"{module.rpartition('.')[2]}.py").stat().st_size
 
 
-def _load_apart(name: str, solver: bool = False) -> float:
-    """:func:`load` ``name`` (and with ``solver`` its solver) in this process; its seconds."""
+def _load_apart(name: str, also: Callable[[str], object] | None = None) -> float:
+    """:func:`load` ``name``, then ``also(name)``, in this process; its seconds."""
     start = time.perf_counter()
     load(name)
-    if solver:
-        load_solver(name)
+    if also is not None:
+        also(name)
     return time.perf_counter() - start
 
 
-def _warmup_apart(names: list[str], jobs: int, solver: bool) -> dict[str, float]:
+def _warmup_apart(
+    names: list[str], jobs: int, also: Callable[[str], object] | None
+) -> dict[str, float]:
     """:func:`warmup` in ``jobs`` child processes (spawned: a fork of a process that has
     imported numba may hold its locks), the largest kernels first so that the last one
     started is a small one; seconds per kernel, in the order of ``names``. Each child reads
@@ -313,5 +307,5 @@ def _warmup_apart(names: list[str], jobs: int, solver: bool) -> dict[str, float]
     context = multiprocessing.get_context("spawn")
     order = sorted(names, key=_source_size, reverse=True)
     with ProcessPoolExecutor(max_workers=min(jobs, len(names)), mp_context=context) as pool:
-        futures = {name: pool.submit(_load_apart, name, solver) for name in order}
+        futures = {name: pool.submit(_load_apart, name, also) for name in order}
         return {name: futures[name].result() for name in names}
