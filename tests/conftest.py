@@ -36,9 +36,21 @@ for game in games:
 _warming: list[subprocess.Popen[bytes]] = []
 
 
+def _warming_up(config: pytest.Config, items: list[pytest.Item]) -> bool:
+    return (len(items) >= _WARMUP_FROM and not config.option.collectonly
+            and os.environ.get("GTPGAMES_TEST_WARMUP", "1") != "0")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With the background compile: the tests of tests/search/ (most of them compile
+    something) last, the others first while it runs."""
+    if _warming_up(config, items):
+        search = ROOT / "tests" / "search"
+        items.sort(key=lambda item: item.path.is_relative_to(search))
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
-    if (len(session.items) < _WARMUP_FROM or session.config.option.collectonly
-            or os.environ.get("GTPGAMES_TEST_WARMUP", "1") == "0"):
+    if not _warming_up(session.config, session.items):
         return
     _warming.append(subprocess.Popen(
         [sys.executable, "-c", _WARMUP],

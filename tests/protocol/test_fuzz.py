@@ -297,7 +297,10 @@ def tame(line: str) -> str:
     return line
 
 
-@pytest.mark.parametrize("game", available_games())
+@pytest.mark.parametrize("game", [
+    game if game == "brique" else pytest.param(game, marks=pytest.mark.slow)
+    for game in available_games()
+])
 def test_fuzz_real_process_with_binary_junk(game: str) -> None:
     rng = random.Random(2024)
     commands = listed_commands()

@@ -227,7 +227,7 @@ def test_a_game_compiles_in_one_place_at_a_time(capfd: pytest.CaptureFixture[str
                 thread = threading.Thread(
                     target=lambda job=job, what=what: (job(), done.append(what)), daemon=True)
                 thread.start()
-                thread.join(2.0)
+                thread.join(1.0)
                 assert thread.is_alive() and what not in done
                 assert ("gtpgames: waiting for another compilation of the Brique kernels"
                         in capfd.readouterr().err)
