@@ -108,8 +108,11 @@ class Analysis:
         stop = self.engine.input_waiting
         player = self.searcher()
 
+        mark = table_draw(game)
+
         def report(result: SearchResult) -> None:
-            result = table_draw(game, result)
+            if mark is not None:
+                result = mark(result)
             if result.stats:
                 self.engine.stream(info_line(game, result, notation))
 

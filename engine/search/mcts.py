@@ -34,6 +34,7 @@ import dataclasses
 import math
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
 from engine.games.core import Game, Outcome
@@ -514,13 +515,16 @@ class MctsPlayer(Player):
         if limit.time is not None and kernel_loading():
             # another thread holds the GIL in long stretches: the clock is seen late
             limit = dataclasses.replace(limit, time=loading_time(limit.time))
+        mark = table_draw(game)
         report = progress
-        if progress is not None and ending_covered(game):
+        if progress is not None and mark is not None:
 
             def report(result: SearchResult) -> None:
-                progress(table_draw(game, result))
+                progress(mark(result))
 
-        result = table_draw(game, searcher.search(game, limit, self.rng, report, interval))
+        result = searcher.search(game, limit, self.rng, report, interval)
+        if mark is not None:
+            result = mark(result)
         self.last = result
         return result
 
@@ -593,19 +597,21 @@ def table_loss(game: Game[Any], start: float) -> SearchResult | None:
 PROVEN_WINRATE = {"win": 1.0, "draw": 0.5, "loss": 0.0}
 
 
-def table_draw(game: Game[Any], result: SearchResult) -> SearchResult:
-    """A search's ``result`` in a Brax ending the table proves drawn: its moves marked with
-    the table's values, those that keep the draw first (in the search's order), and the best
-    of them chosen. Any other ``result`` unchanged."""
+def table_draw(game: Game[Any]) -> Callable[[SearchResult], SearchResult] | None:
+    """In a Brax ending the table proves drawn (and covers): what makes a search's result of
+    ``game`` follow the table (its moves marked with the table's values, those that keep the
+    draw first, in the search's order, and the best of them chosen); else None. The table is
+    read once, here, for all the results of one search."""
     if not ending_covered(game):
-        return result
+        return None
     from engine.search import endings
 
     ending = endings.lookup(game)
     if ending is None or ending.value != "draw":
-        return result
+        return None
     values = endings.move_values(game)
     table = dict(values)
+    holding = next(move for move, value in values if value.value == "draw")
 
     def marked(stat: MoveStat) -> MoveStat:
         value = table.get(stat.move)
@@ -614,13 +620,14 @@ def table_draw(game: Game[Any], result: SearchResult) -> SearchResult:
         return dataclasses.replace(stat, proven=value.value,
                                    winrate=PROVEN_WINRATE[value.value])
 
-    stats = sorted((marked(stat) for stat in result.stats),
-                   key=lambda stat: stat.proven != "draw")
-    if stats and stats[0].proven == "draw":
-        best = stats[0].move
-    else:  # no move the search lists keeps the draw: the table's first that does
-        best = next(move for move, value in values if value.value == "draw")
-    return dataclasses.replace(result, best=best, stats=tuple(stats), proven="draw")
+    def mark(result: SearchResult) -> SearchResult:
+        stats = sorted((marked(stat) for stat in result.stats),
+                       key=lambda stat: stat.proven != "draw")
+        # no move the search lists keeps the draw: the table's first that does
+        best = stats[0].move if stats and stats[0].proven == "draw" else holding
+        return dataclasses.replace(result, best=best, stats=tuple(stats), proven="draw")
+
+    return mark
 
 
 def kernel_loading() -> bool:
