@@ -27,7 +27,7 @@ import numpy as np
 from engine.games.bricka import PASS, Bricka
 from engine.games.core import Game
 from engine.search.kernels.mcts import Codec
-from engine.search.kernels.rt import edge_distance, inline, rand_below, register
+from engine.search.kernels.rt import edge_distance, inline, rand_below, register, uf_find
 
 I32 = np.int32
 N = 69
@@ -202,20 +202,12 @@ def _play(t: Any, s: Any, w: Any, move: int) -> None:
 
 
 @inline
-def _find(parent: Any, x: int) -> int:
-    while parent[x] != x:
-        parent[x] = parent[parent[x]]
-        x = parent[x]
-    return x
-
-
-@inline
 def _add(t: Any, s: Any, parent: Any, mask: Any, p: int, player: int) -> bool:
     """Join the piece on ``p`` to ``player``'s union-find (own and neutral pieces, each
     component's root carrying the 6-bit mask of the sides it touches); whether its component
     now joins a pair of opposite sides. ``player``'s entries are ``N * player`` on."""
     base = N * player
-    root = _find(parent, base + p)
+    root = uf_find(parent, base + p)
     bits = mask[root] | t.side_bit[p]
     for k in range(t.nbr.shape[1]):
         q = t.nbr[p, k]
@@ -223,7 +215,7 @@ def _add(t: Any, s: Any, parent: Any, mask: Any, p: int, player: int) -> bool:
             break
         v = s[q]
         if v == player or v == 2:
-            other = _find(parent, base + q)
+            other = uf_find(parent, base + q)
             if other != root:
                 parent[other] = root
                 bits |= mask[other]

@@ -25,7 +25,14 @@ from engine.games.brique import SWAP, Brique, BriqueMove
 from engine.games.core import Game
 from engine.games.grid import coords, index, swap_mirror
 from engine.search.kernels.mcts import Codec
-from engine.search.kernels.rt import edge_distance, inline, r_play, rand_below, register
+from engine.search.kernels.rt import (
+    edge_distance,
+    inline,
+    r_play,
+    rand_below,
+    register,
+    uf_find,
+)
 
 I32 = np.int32
 
@@ -193,25 +200,17 @@ def _init(t: Any, s: Any, w: Any, attacker: int) -> tuple[int, int]:
 
 
 @inline
-def _find(parent: Any, x: int) -> int:
-    while parent[x] != x:
-        parent[x] = parent[parent[x]]
-        x = parent[x]
-    return x
-
-
-@inline
 def _join(t: Any, s: Any, parent: Any, bits: Any, player: int, cell: int) -> int:
     size = t.n * t.n
     base = player * size
-    root = _find(parent, base + cell)
+    root = uf_find(parent, base + cell)
     touched = bits[root] | t.edge[player, cell]
     for k in range(4):
         near = t.nbr[cell, k]
         if near < 0:
             break
         if s[near] == player:
-            other = _find(parent, base + near)
+            other = uf_find(parent, base + near)
             if other != root:
                 parent[other] = root
                 touched |= bits[other]

@@ -328,6 +328,16 @@ def edge_distance(
 
 
 @inline
+def uf_find(parent: Any, x: int) -> int:
+    """The root of ``x`` in the union-find ``parent`` (a root is its own parent), halving
+    the path on the way."""
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
+
+
+@inline
 def copy_into(dst: Any, src: Any) -> None:
     """``dst[:] = src`` for two 1-d arrays of one length, as a plain loop: numba's slice
     assignment compiles the formatting of its shape-mismatch error message (about a second of

@@ -78,6 +78,7 @@ from engine.search.kernels.rt import (
     rand_unit,
     register,
     typed,
+    uf_find,
 )
 
 I32 = np.int32
@@ -332,26 +333,18 @@ def _play(t: Any, s: Any, w: Any, move: int) -> None:
 # ------------------------------------------------------------------------------ playout
 
 
-@inline
-def _find(parent: Any, x: int) -> int:
-    while parent[x] != x:
-        parent[x] = parent[parent[x]]
-        x = parent[x]
-    return x
-
-
 @typed(_I, _T, _S, _S, _S, _I, _I)
 def _join(t: Any, s: Any, parent: Any, bits: Any, player: int, slot: int) -> int:
     """Join the piece on ``slot`` to its edge-adjacent pieces of ``player``; return the edge
     bits of the chain."""
-    root = _find(parent, slot)
+    root = uf_find(parent, slot)
     touched = bits[root] | t.goal[player, slot]
     for k in range(EDGE_WIDTH):
         near = t.edge[slot, k]
         if near < 0:
             break
         if s[near] == player:
-            other = _find(parent, near)
+            other = uf_find(parent, near)
             if other != root:
                 parent[other] = root
                 touched |= bits[other]
@@ -392,12 +385,12 @@ def _answer(t: Any, s: Any, parent: Any, mover: int, c: int) -> int:
             break
         if s[x] != mover:
             continue
-        rx = _find(parent, x)
+        rx = uf_find(parent, x)
         for j in range(i + 1, EDGE_WIDTH):
             y = t.edge[c, j]
             if y < 0:
                 break
-            if s[y] != mover or _find(parent, y) == rx:
+            if s[y] != mover or uf_find(parent, y) == rx:
                 continue
             for k in range(EDGE_WIDTH):
                 a = t.edge[x, k]
