@@ -2,8 +2,11 @@
 the table's size and use, on the empty small boards and on endings of random games (the kernel
 is compiled or loaded from the cache first, outside the time).
 
-Usage: python scripts/bench_solve.py [--memory MB] [--time S] [--only GAME,...] [--threads N]
-[--size N] [--moves "M ..."]
+Usage: python scripts/bench_solve.py [--memory MB] [--time S] [--nodes N] [--only GAME,...]
+[--threads N] [--size N] [--back PLIES,...] [--moves "M ..."]
+
+With --back the endings are taken that many plies before the end of the seeded game instead
+of at each board's own distance (``--only trisq --size 4 --back 12,14 --nodes 3000000``).
 
 With --threads N each solve runs on N threads sharing the table (``gtpgames solve
 --threads``); compare thread counts in one run by alternating invocations, since a shared
@@ -63,6 +66,11 @@ def main() -> None:
     parser.add_argument("--only", default="", help="comma-separated games (default: all)")
     parser.add_argument("--threads", type=int, default=1, help="search threads per solve")
     parser.add_argument("--size", type=int, default=None, help="only the boards of this size")
+    parser.add_argument("--back", default="",
+                        help="comma-separated plies before the end of the seeded game, in "
+                             "place of the boards' own (endings only)")
+    parser.add_argument("--nodes", type=int, default=None,
+                        help="nodes at most per search (besides --time)")
     parser.add_argument("--moves", default="",
                         help="moves played on each chosen board first (gtp), e.g. to a lost "
                              "root")
@@ -71,16 +79,19 @@ def main() -> None:
     print("| board | value | nodes | seconds | nodes/s | table entries used | table MB | "
           "load |")
     print("|---|---|---|---|---|---|---|---|")
-    for name, options, back in BOARDS:
-        if only and name not in only:
-            continue
-        if args.size is not None and options.get("size") != args.size:
-            continue
+    backs = [int(back) for back in args.back.split(",") if back]
+    chosen = [
+        (name, options, back) for name, options, own in BOARDS
+        if (not only or name in only)
+        and (args.size is None or options.get("size") == args.size)
+        for back in (backs if own and backs else [own])
+    ]
+    for name, options, back in chosen:
         game = position(name, options, back)
         for token in args.moves.split():
             game.play_text(token)
         solver = Solver(game, memory_mb=args.memory, threads=args.threads)
-        found = solver.solve(game, seconds=args.time)
+        found = solver.solve(game, seconds=args.time, nodes=args.nodes)
         rate = found.nodes / found.seconds if found.seconds else 0.0
         text = " ".join([name] + [f"{k}={v}" for k, v in options.items()])
         where = f", {back} plies from the end" if back else ""

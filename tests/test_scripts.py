@@ -69,3 +69,19 @@ def test_bench_endings_runs_small() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "drawn positions with a losing move: 5;" in done.stdout
     assert "the engine in 0" in done.stdout
+
+
+@pytest.mark.slow
+def test_bench_solve_takes_the_endings_asked_for() -> None:
+    """``--back`` picks the endings' distances from the end of the seeded game, one row each,
+    and ``--nodes`` bounds each search."""
+    done = subprocess.run([sys.executable, "-m", "scripts.bench_solve", "--only", "trisq",
+                           "--size", "4", "--back", "2,5", "--nodes", "1000"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = [line.split(" | ") for line in done.stdout.splitlines()[2:]]
+    assert [row[0] for row in rows] == ["| trisq size=4, 2 plies from the end",
+                                        "| trisq size=4, 5 plies from the end",
+                                        "| trisq size=4"]
+    assert rows[0][1] in ("win", "loss")
+    assert all(int(row[2].replace(",", "")) <= 1000 + 1 for row in rows)

@@ -544,6 +544,46 @@ def test_bricka_distance_is_the_fewest_points_to_fill() -> None:
     assert seen_neutral
 
 
+def test_trisq_distance_is_the_fewest_slots_to_fill() -> None:
+    """Trisq's first numbers of the solver come from each player's distance to a win
+    (engine/search/kernels/trisq.py ``_distance``): here against a plain Dijkstra over the
+    board's geometry (the rules core's slots and orientations, not the kernel's tables),
+    a slot its square's orientation closes counted as the enemy's, on random positions of
+    random games."""
+    import numpy as np
+
+    from engine.games.trisq_geometry import BOTTOM, LEFT, RIGHT, TOP, geometry
+    from engine.search.kernels import trisq as kernel
+
+    rng = random.Random(5)
+    codec = kernel.TrisqCodec()
+    for size in (4, 5, 8):
+        geo = geometry(size)
+        count = 8 * size * size
+        tables = kernel.tables_for(size)
+        edges = ((BOTTOM, TOP), (LEFT, RIGHT))
+        for _ in range(12):
+            game = new_game("trisq", size=size)
+            for _ in range(rng.randrange(3 * size * size // 2)):
+                if game.outcome() is not None:
+                    break
+                game.play(game.random_move(rng))
+            state = codec.state(game)
+            w = np.zeros(codec.sizes(game)[2], dtype=state.dtype)  # the solver's work array
+            orient = game.orientations()
+            for player in (0, 1):
+                cells = [
+                    1 - player if colour < 0 and orient[i >> 3] not in (-1, (i >> 2) & 1)
+                    else colour for i, colour in enumerate(game.slot_colours())
+                ]
+                first, second = edges[player]
+                want = fewest_to_fill(
+                    cells, geo.edge_adj.__getitem__,
+                    [i for i in range(count) if geo.touches[i] & first],
+                    [i for i in range(count) if geo.touches[i] & second], player, count + 1)
+                assert kernel._distance(tables, state, w, player) == want
+
+
 @pytest.mark.parametrize(("name", "options", "back"), [
     ("brique", {"size": 4, "pie": False}, None),
     ("trisq", {"size": 4}, 3),

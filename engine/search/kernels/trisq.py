@@ -68,6 +68,7 @@ from engine.games.trisq import GOALS, SAMPLE_ATTEMPTS, SINGLE_PROBABILITY, Trisq
 from engine.games.trisq_geometry import BOTTOM, LEFT, RIGHT, TOP, geometry
 from engine.search.kernels.mcts import Codec
 from engine.search.kernels.rt import (
+    edge_distance,
     i64,
     inline,
     jit,
@@ -675,6 +676,40 @@ def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
     return 2
 
 
+# ------------------------------------------------------------------------------- solver
+
+
+@inline
+def _distance(t: Any, s: Any, w: Any, p: int) -> int:
+    """The fewest open slots ``p`` must fill to join its edges, through its pieces and open
+    slots from side to side (:func:`edge_distance`; a slot its square's orientation closes is
+    as good as an enemy piece). An empty square offers the slots of both orientations, so a
+    line may use both in one square: an estimate, never more than the truth. It works in the
+    playout's part of ``w`` (``w[:5 count + 1]``), which the solver never uses: the slots as
+    the search sees them, the distances, then a ring of the slots to visit."""
+    count = t.slots
+    seen = w[:count]
+    for i in range(count):
+        v = s[i]
+        if v == -1:
+            o = s[count + (i >> 3)]
+            if o >= 0 and o != (i >> 2) & 1:
+                v = 1 - p
+        seen[i] = v
+    ring = 1
+    while 2 * ring <= 3 * count:
+        ring *= 2
+    return edge_distance(t.edge, t.goal, seen, w[count:], count, p, p, p, 1 - p, ring)
+
+
+def _init(t: Any, s: Any, w: Any, attacker: int) -> tuple[int, int]:
+    """The solver's first numbers of a node: the squares of the attacker's and the
+    defender's distances to a win, as in Brique (docs/design/kernels.md, "The solver")."""
+    a = _distance(t, s, w, attacker)
+    b = _distance(t, s, w, 1 - attacker)
+    return max(1, a * a), max(1, b * b)
+
+
 register(
     TrisqTables,
     legal=_legal,
@@ -682,6 +717,7 @@ register(
     winner=_winner,
     to_move=_to_move,
     playout=_playout,
+    init=_init,
 )
 
 
