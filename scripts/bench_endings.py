@@ -66,7 +66,9 @@ def main() -> None:
         if drawing:
             drawn += 1
             search_loses += values[result.best].value == "loss"
-            engine_loses += values[table_draw(game, result).best].value == "loss"
+            mark = table_draw(game)  # a drawn ending the table covers: never None here
+            engine = mark(result) if mark is not None else result
+            engine_loses += values[engine.best].value == "loss"
         else:
             lost += 1
             proven = table_loss(game, 0.0)

@@ -29,6 +29,7 @@ def test_docs_have_sessions() -> None:
     assert {block.kind for block in EXAMPLES} == {"gtp", "ugi", "cli"}
 
 
+@pytest.mark.slow  # each replays a session through gtpgames processes: 30-40 s in all
 @pytest.mark.parametrize("block", EXAMPLES, ids=[block.name for block in EXAMPLES])
 def test_documented_example(block: Block) -> None:
     assert normalise(replay(block), block.varies) == normalise(block.text, block.varies)

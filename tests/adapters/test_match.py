@@ -130,6 +130,7 @@ def test_time_control_commands_reach_the_engine(tmp_path: Path) -> None:
     assert any(line.startswith("time_left b ") for line in lines)
 
 
+@pytest.mark.slow
 def test_flag_fall_loses_on_time(tmp_path: Path) -> None:
     # slow plays b (first game of the pairing) and takes 1.2 s over a 1 s clock on its
     # first move, whatever the load; it still answers within the 2 s grace
@@ -142,6 +143,7 @@ def test_flag_fall_loses_on_time(tmp_path: Path) -> None:
     assert record["moves"] == []
 
 
+@pytest.mark.slow
 def test_resume_from_a_torn_record(tmp_path: Path) -> None:
     cfg = config(tmp_path, [tiny("a"), tiny("b")], games_per_pairing=3)
     Match(config(tmp_path, [tiny("a"), tiny("b")], games_per_pairing=2)).run()
@@ -183,6 +185,7 @@ def test_kill_and_resume_loses_and_repeats_nothing(tmp_path: Path) -> None:
     assert after[: len(before)] == before
 
 
+@pytest.mark.slow
 def test_sprt_stops_the_match(tmp_path: Path) -> None:
     from adapters.match_stats import Sprt
 
@@ -369,6 +372,7 @@ def test_e2e_jobs_zero_is_refused(tmp_path: Path) -> None:
 # ------------------------------------------------------------------------ small truths
 
 
+@pytest.mark.slow
 def test_move_timeout_is_a_hard_limit(tmp_path: Path) -> None:
     # slow takes 1.2 s a move: over the 1 s move timeout, though within the grace to answer
     engines = [tiny("slow", "tinygtp", "--delay", "1.2"), tiny("fast")]
