@@ -16,6 +16,14 @@ from protocol.args import MAX_MOVE_SECONDS, MAX_PLAYOUTS
 if TYPE_CHECKING:
     from engine.search.players import Player
 
+#: The arguments that name a game and set it up, alike in every command that takes them.
+GameName = Annotated[str, typer.Argument(help="Game name (see `gtpgames games`).")]
+BoardSize = Annotated[int | None, typer.Option(help="Board size, where the game has one.")]
+GameOptions = Annotated[
+    list[str] | None,
+    typer.Option("--option", "-o", help="Game option KEY=VALUE (repeatable)."),
+]
+
 
 class OneLineErrors(TyperGroup):
     """The command group, with every command-line error reported on one line of stderr,
@@ -113,12 +121,9 @@ def search_player(
 
 @app.command()
 def gtp(
-    game: Annotated[str, typer.Argument(help="Game name (see `gtpgames games`).")],
-    size: Annotated[int | None, typer.Option(help="Board size, where the game has one.")] = None,
-    option: Annotated[
-        list[str] | None,
-        typer.Option("--option", "-o", help="Game option KEY=VALUE (repeatable)."),
-    ] = None,
+    game: GameName,
+    size: BoardSize = None,
+    option: GameOptions = None,
     player: Annotated[
         str, typer.Option(help="Player used by genmove: mcts (the search bot) or random.")
     ] = "mcts",
@@ -205,11 +210,8 @@ def gtp(
 
 @app.command()
 def ugi(
-    game: Annotated[str, typer.Argument(help="Game name (see `gtpgames games`).")],
-    option: Annotated[
-        list[str] | None,
-        typer.Option("--option", "-o", help="Game option KEY=VALUE (repeatable)."),
-    ] = None,
+    game: GameName,
+    option: GameOptions = None,
     player: Annotated[str, typer.Option(help="Player used by go: mcts or random.")] = "mcts",
     seed: Annotated[int | None, typer.Option(help="Seed of the player's RNG.")] = None,
     notation: Annotated[
@@ -248,11 +250,10 @@ def games() -> None:
 
 @app.command()
 def match(
-    game: Annotated[str, typer.Argument(help="Game name (see `gtpgames games`).")],
+    game: GameName,
     engine: Annotated[list[str], typer.Option(
         "--engine", "-e", help="name=NAME cmd='COMMAND' [dir=DIR] [stderr=FILE] (repeatable).")],
-    option: Annotated[list[str] | None, typer.Option(
-        "--option", "-o", help="Game option KEY=VALUE (repeatable).")] = None,
+    option: GameOptions = None,
     games: Annotated[int, typer.Option(help="Games per pairing (colours alternate).")] = 2,
     format: Annotated[str, typer.Option(help="round-robin or gauntlet.")] = "round-robin",
     openings: Annotated[Path | None, typer.Option(help="File of openings, one a line.")] = None,
@@ -383,8 +384,8 @@ def add_bot(
 
 @app.command()
 def render(
-    game: Annotated[str, typer.Argument(help="Game name (see `gtpgames games`).")],
-    size: Annotated[int | None, typer.Option(help="Board size, where the game has one.")] = None,
+    game: GameName,
+    size: BoardSize = None,
     option: Annotated[list[str] | None, typer.Option(
         "--option", help="Game option KEY=VALUE (repeatable).")] = None,
     moves: Annotated[str | None, typer.Option(
@@ -464,12 +465,9 @@ def warmup(
 
 @app.command()
 def solve(
-    game: Annotated[str, typer.Argument(help="Game name (see `gtpgames games`).")],
-    size: Annotated[int | None, typer.Option(help="Board size, where the game has one.")] = None,
-    option: Annotated[
-        list[str] | None,
-        typer.Option("--option", "-o", help="Game option KEY=VALUE (repeatable)."),
-    ] = None,
+    game: GameName,
+    size: BoardSize = None,
+    option: GameOptions = None,
     moves: Annotated[
         str | None, typer.Option(help="Moves played before the position to solve (gtp).")
     ] = None,
@@ -580,8 +578,7 @@ def challenge(
     token: Annotated[str, typer.Option(
         envvar="GTPGAMES_TOKEN", help="The token of the account that plays the game.")],
     game: Annotated[str, typer.Option(help="Game name (see `gtpgames games`).")],
-    option: Annotated[list[str] | None, typer.Option(
-        "--option", "-o", help="Game option KEY=VALUE (repeatable).")] = None,
+    option: GameOptions = None,
     color: Annotated[str, typer.Option(help="Our side: b, w or random.")] = "random",
     time: Annotated[str, typer.Option(
         "--time", help="Time control MIN+INC: minutes, and seconds added per move.")] = "5+0",

@@ -68,6 +68,13 @@ def _path(one: Any, two: Any, side: int, p: int, j: int) -> tuple[int, int]:
     return two[side, p, j - n1, 0], two[side, p, j - n1, 1]
 
 
+@inline
+def _earlier(val: Any, dist: Any, c: int, k: int) -> int:
+    """The value of position ``c`` for the player who moves into it, if a step before ``k``
+    decided it, else 0 (not decided yet)."""
+    return -int(val[c]) if 0 < dist[c] < k else 0
+
+
 @jit
 def solve_one(one: Any, two: Any, val: Any, dist: Any) -> int:
     """Fill the table of one against one (``val``, ``dist``: zero, ``2 * POINTS**2``
@@ -95,7 +102,7 @@ def solve_one(one: Any, two: Any, val: Any, dist: Any) -> int:
                         r2 = end if mover == 0 else red
                         b2 = end if mover == 1 else blue
                         c = (r2 * POINTS + b2) * 2 + (1 - mover)
-                        v = -val[c] if 0 < dist[c] < k else 0
+                        v = _earlier(val, dist, c, k)
                         if v > best:
                             best = v
                             if best == 1:
@@ -147,7 +154,7 @@ def solve_two(
                                         break
                                     c = ((side * PAIRS + pair[other, end]) * POINTS
                                          + single) * 2 + (1 - mover)
-                                    v = -val[c] if 0 < dist[c] < k else 0
+                                    v = _earlier(val, dist, c, k)
                                     if v > best:
                                         best = v
                                         if best == 1:
@@ -174,7 +181,7 @@ def solve_two(
                                     v = -val1[c] if dist1[c] > 0 else 0
                                 else:
                                     c = ((side * PAIRS + pr) * POINTS + end) * 2 + side
-                                    v = -val[c] if 0 < dist[c] < k else 0
+                                    v = _earlier(val, dist, c, k)
                                 if v > best:
                                     best = v
                                     if best == 1:

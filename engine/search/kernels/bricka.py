@@ -27,7 +27,14 @@ import numpy as np
 from engine.games.bricka import PASS, Bricka
 from engine.games.core import Game
 from engine.search.kernels.mcts import Codec
-from engine.search.kernels.rt import edge_distance, inline, rand_below, register, uf_find
+from engine.search.kernels.rt import (
+    edge_distance,
+    inline,
+    rand_below,
+    register,
+    squared_distances,
+    uf_find,
+)
 
 I32 = np.int32
 N = 69
@@ -223,6 +230,20 @@ def _add(t: Any, s: Any, parent: Any, mask: Any, p: int, player: int) -> bool:
     return bool((bits & 3) == 3 or (bits & 12) == 12 or (bits & 48) == 48)
 
 
+@inline
+def _turns_neutral(t: Any, counts: Any, move: int, mover: int) -> bool:
+    """Whether the mover's piece on ``move`` turns neutral (K5): in one of the point's cells
+    (``t.cells_of``) the mover's pieces with it would be more than half of the cell's points
+    less its neutral pieces (``counts``: four a cell, Black, White, neutral, size)."""
+    for j in range(t.cells_of.shape[1]):
+        c = t.cells_of[move, j]
+        if c < 0:
+            break
+        if 2 * (counts[4 * c + mover] + 1) > counts[4 * c + 3] - counts[4 * c + 2]:
+            return True
+    return False
+
+
 def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
     """Placements drawn uniformly among the unblocked free points, as the C reference does:
     rejection over the 69 points, the exact list after 16 misses, a pass when there is none.
@@ -293,14 +314,7 @@ def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
                 checked = False
                 break
             checked = True
-            neutral = False
-            for j in range(t.cells_of.shape[1]):
-                c = t.cells_of[move, j]
-                if c < 0:
-                    break
-                if 2 * (counts[4 * c + mover] + 1) > counts[4 * c + 3] - counts[4 * c + 2]:
-                    neutral = True
-                    break
+            neutral = _turns_neutral(t, counts, move, mover)
             if not neutral:
                 break
             retries -= 1  # one more draw instead of a piece that turns neutral
@@ -319,14 +333,7 @@ def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
         last = move
         free -= 1
         if not checked:
-            neutral = False
-            for j in range(t.cells_of.shape[1]):
-                c = t.cells_of[move, j]
-                if c < 0:
-                    break
-                if 2 * (counts[4 * c + mover] + 1) > counts[4 * c + 3] - counts[4 * c + 2]:
-                    neutral = True
-                    break
+            neutral = _turns_neutral(t, counts, move, mover)
         v = 2 if neutral else mover
         s[move] = v
         for j in range(t.cells_of.shape[1]):
@@ -372,14 +379,6 @@ def _distance(t: Any, s: Any, w: Any, p: int) -> int:
     return best
 
 
-def _init(t: Any, s: Any, w: Any, attacker: int) -> tuple[int, int]:
-    """The solver's first numbers of a node: the squares of the attacker's and the
-    defender's distances to a connection (docs/design/kernels.md, "The solver")."""
-    a = _distance(t, s, w, attacker)
-    b = _distance(t, s, w, 1 - attacker)
-    return max(1, a * a), max(1, b * b)
-
-
 register(
     BrickaTables,
     legal=_legal,
@@ -387,7 +386,7 @@ register(
     winner=_winner,
     to_move=_to_move,
     playout=_playout,
-    init=_init,
+    init=squared_distances(_distance),
 )
 
 

@@ -26,11 +26,13 @@ from engine.games.core import Game
 from engine.games.grid import coords, index, swap_mirror
 from engine.search.kernels.mcts import Codec
 from engine.search.kernels.rt import (
+    chain_joins,
     edge_distance,
     inline,
     r_play,
     rand_below,
     register,
+    squared_distances,
     uf_find,
 )
 
@@ -155,28 +157,9 @@ def _play(t: Any, s: Any, w: Any, move: int) -> None:
             target = t.fills[move, k, 1]
             if s[partner] == p and s[target] != p:
                 s[target] = p
-        # Depth-first search of the mover's chain through the new stone (B9); w holds a
-        # visit stamp per cell, the stack and the stamp counter (past the playout's part).
-        base = 6 * size  # after the playout's union-find arrays
-        w[base + 2 * size] += 1
-        mark = w[base + 2 * size]
-        w[base + move] = mark
-        w[base + size] = move
-        top = 1
-        touched = 0
-        while top > 0:
-            top -= 1
-            cell = w[base + size + top]
-            touched |= t.edge[p, cell]
-            for k in range(4):
-                other = t.nbr[cell, k]
-                if other < 0:
-                    break
-                if s[other] == p and w[base + other] != mark:
-                    w[base + other] = mark
-                    w[base + size + top] = other
-                    top += 1
-        if touched == 3:
+        # B9: the mover's chain through the new stone; the search's stamps and stack lie
+        # after the playout's union-find arrays in w
+        if chain_joins(t.nbr, t.edge, s, w, 6 * size, size, p, move):
             s[size + 1] = p
     _count(s, size, move)
     s[size] = 1 - p
@@ -189,14 +172,6 @@ def _distance(t: Any, s: Any, w: Any, p: int) -> int:
     in the first 5 n^2 entries of ``w``: the playout's part, which the solver never uses;
     :func:`_play` keeps its visit stamps after 6 n^2)."""
     return edge_distance(t.near, t.edge, s, w, t.n * t.n, p, p, p, 1 - p, t.ring)
-
-
-def _init(t: Any, s: Any, w: Any, attacker: int) -> tuple[int, int]:
-    """The solver's first numbers of a node: the squares of the attacker's and the
-    defender's distances to a win (docs/design/kernels.md, "The solver")."""
-    a = _distance(t, s, w, attacker)
-    b = _distance(t, s, w, 1 - attacker)
-    return max(1, a * a), max(1, b * b)
 
 
 @inline
@@ -327,7 +302,7 @@ register(
     winner=_winner,
     to_move=_to_move,
     playout=_playout,
-    init=_init,
+    init=squared_distances(_distance),
 )
 
 

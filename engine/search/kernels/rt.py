@@ -328,6 +328,51 @@ def edge_distance(
 
 
 @inline
+def chain_joins(
+    near: Any, goal: Any, s: Any, w: Any, base: int, size: int, player: int, start: int
+) -> bool:
+    """Whether ``player``'s chain through ``start`` (their pieces, ``s[i] == player``, joined
+    from point to point by ``near``, padded with -1) touches both of their edges
+    (``goal[player, i]`` bits 1 and 2): a depth-first search, with a visit stamp per point
+    in ``w[base:base + size]``, the stack after it and the stamp counter at
+    ``w[base + 2 * size]`` (a new stamp per search, so nothing is cleared)."""
+    w[base + 2 * size] += 1
+    mark = w[base + 2 * size]
+    w[base + start] = mark
+    w[base + size] = start
+    top = 1
+    touched = 0
+    while top > 0:
+        top -= 1
+        x = w[base + size + top]
+        touched |= goal[player, x]
+        if touched == 3:
+            return True
+        for k in range(near.shape[1]):
+            y = near[x, k]
+            if y < 0:
+                break
+            if s[y] == player and w[base + y] != mark:
+                w[base + y] = mark
+                w[base + size + top] = y
+                top += 1
+    return False
+
+
+def squared_distances(distance: Callable[..., int]) -> Callable[..., tuple[int, int]]:
+    """The solver's first numbers of a new node (:func:`r_init`) from a game's ``distance(t,
+    s, w, player)`` to a win: the squares of the attacker's and the defender's (at least 1;
+    docs/design/kernels.md, "The solver")."""
+
+    def init(t: Any, s: Any, w: Any, attacker: int) -> tuple[int, int]:
+        a = distance(t, s, w, attacker)
+        b = distance(t, s, w, 1 - attacker)
+        return max(1, a * a), max(1, b * b)
+
+    return init
+
+
+@inline
 def uf_find(parent: Any, x: int) -> int:
     """The root of ``x`` in the union-find ``parent`` (a root is its own parent), halving
     the path on the way."""

@@ -68,6 +68,7 @@ from engine.games.trisq import GOALS, SAMPLE_ATTEMPTS, SINGLE_PROBABILITY, Trisq
 from engine.games.trisq_geometry import BOTTOM, LEFT, RIGHT, TOP, geometry
 from engine.search.kernels.mcts import Codec
 from engine.search.kernels.rt import (
+    chain_joins,
     edge_distance,
     i64,
     inline,
@@ -78,6 +79,7 @@ from engine.search.kernels.rt import (
     rand_next,
     rand_unit,
     register,
+    squared_distances,
     typed,
     uf_find,
 )
@@ -275,40 +277,16 @@ def _place(t: Any, s: Any, mover: int, slot: int) -> bool:
     return False
 
 
-@inline
-def _joins(t: Any, s: Any, w: Any, mover: int, start: int) -> bool:
-    """Whether the mover's chain through ``start`` joins its two edges (a depth-first search
-    with a visit stamp per slot in ``w``)."""
-    count = t.slots
-    base = 5 * count + 1  # after the playout's arrays
-    w[base + 2 * count] += 1
-    mark = w[base + 2 * count]
-    w[base + start] = mark
-    w[base + count] = start
-    top = 1
-    touched = 0
-    while top > 0:
-        top -= 1
-        slot = w[base + count + top]
-        touched |= t.goal[mover, slot]
-        if touched == 3:
-            return True
-        for k in range(EDGE_WIDTH):
-            other = t.edge[slot, k]
-            if other < 0:
-                break
-            if s[other] == mover and w[base + other] != mark:
-                w[base + other] = mark
-                w[base + count + top] = other
-                top += 1
-    return False
-
-
 @typed(numba.none, _T, _S, _S, _I, _I, _I)
 def _end_turn(t: Any, s: Any, w: Any, mover: int, p: int, q: int) -> None:
     b = t.base
-    if _joins(t, s, w, mover, p) or (q >= 0 and _joins(t, s, w, mover, q)):
-        s[b + RESULT] = mover
+    for k in range(2):  # one call site: each is compiled again
+        start = p if k == 0 else q
+        # the search's stamps and stack lie after the playout's arrays in w
+        if start >= 0 and chain_joins(t.edge, t.goal, s, w, 5 * t.slots + 1, t.slots, mover,
+                                      start):
+            s[b + RESULT] = mover
+            break
     s[b + PENDING] = -1
     s[b + TURNS] = 1
     s[b + TO_MOVE] = 1 - mover
@@ -702,14 +680,6 @@ def _distance(t: Any, s: Any, w: Any, p: int) -> int:
     return edge_distance(t.edge, t.goal, seen, w[count:], count, p, p, p, 1 - p, ring)
 
 
-def _init(t: Any, s: Any, w: Any, attacker: int) -> tuple[int, int]:
-    """The solver's first numbers of a node: the squares of the attacker's and the
-    defender's distances to a win, as in Brique (docs/design/kernels.md, "The solver")."""
-    a = _distance(t, s, w, attacker)
-    b = _distance(t, s, w, 1 - attacker)
-    return max(1, a * a), max(1, b * b)
-
-
 register(
     TrisqTables,
     legal=_legal,
@@ -717,7 +687,7 @@ register(
     winner=_winner,
     to_move=_to_move,
     playout=_playout,
-    init=_init,
+    init=squared_distances(_distance),
 )
 
 
