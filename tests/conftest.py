@@ -20,16 +20,20 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
 
 # A run of many tests (the default run, CI) compiles the search kernels and the solvers of all
 # five games: on a cold cache that is most of its time, in short bursts spread over the run.
-# A background process compiles them on the other core meanwhile (what `gtpgames warmup
-# --solver` does, the search kernels first, in the order the tests first need them); a test
-# that needs a game's kernels while they compile there waits for them (the compile lock of
-# engine.search.kernels.cache) instead of compiling them a second time. GTPGAMES_TEST_WARMUP=0
-# turns it off.
+# A background process compiles them on the other core meanwhile: the search kernels first,
+# in the order the tests first need them, then each game's rules one at a time (`probe`,
+# which the kernels' tests call), then the solvers. A test that needs a game's kernels or
+# solver while they compile there waits for them (the compile lock of
+# engine.search.kernels.cache) instead of compiling them a second time; one that calls
+# `probe` before it is ready compiles it itself. GTPGAMES_TEST_WARMUP=0 turns it off.
 _WARMUP_FROM = 200  # tests in the run
 _WARMUP = """
+from engine.games.registry import new_game
 from engine.search import kernels, solve
 games = ["brique", "trisq", "brax", "bricka", "flicker"]
 kernels.warmup(games)
+for game in games:
+    kernels.load(game).warm(new_game(game), rules=True)
 for game in games:
     solve.warm(game)
 """

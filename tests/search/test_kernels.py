@@ -181,6 +181,24 @@ def waiting_for_the_lock(x: int) -> int:
     return x + 1
 
 
+def test_warming_the_rules_compiles_probe(brique_kernel: Any) -> None:
+    """``warm(game, rules=True)`` (what the test run's background compile does) compiles
+    ``probe`` for the game too, in a fresh process that has loaded nothing else; plain
+    ``warm`` does not (for Brique, whose moves are one step)."""
+    code = (
+        "import sys\n"
+        "from engine.games.registry import new_game\n"
+        "from engine.search import kernels\n"
+        "from engine.search.kernels import mcts\n"
+        "kernels.load('brique').warm(new_game('brique'), rules=sys.argv[1] == '1')\n"
+        "print(len(mcts.probe.signatures))\n"
+    )
+    for rules, compiled in (("0", "0"), ("1", "1")):
+        child = subprocess.run([sys.executable, "-c", code, rules], capture_output=True,
+                               text=True, check=True)
+        assert child.stdout.strip() == compiled
+
+
 def test_cache_writes_wait_for_the_lock() -> None:
     import fcntl
     import threading

@@ -849,11 +849,12 @@ class KernelSearcher:
                 return move
             probe(tree.tables, s, w, out, rng, rec, 1, codes[-1], 0)
 
-    def warm(self, game: Game[Any]) -> None:
-        """Compile (or load from the cache) what a search of ``game`` runs."""
+    def warm(self, game: Game[Any], *, rules: bool = False) -> None:
+        """Compile (or load from the cache) what a search of ``game`` runs; with ``rules``,
+        also :func:`probe`, the rules one at a time that tests and tools call."""
         tree = Tree(self.codec, game, Settings(max_nodes=4096), 1)
         tree.run(2)
-        if self.codec.multistep:
+        if self.codec.multistep or rules:
             _s, w, out, rec = tree.scratch[:4]
             probe(tree.tables, tree.root.copy(), w, out, tree.rng, rec, 0, 0, 0)
 
