@@ -107,6 +107,10 @@ class TrisqTables(NamedTuple):
     bridge: np.ndarray[Any, np.dtype[np.int32]]
     #: goal[player, slot]: bit 1 / 2 if the slot runs along the player's first / second edge.
     goal: np.ndarray[Any, np.dtype[np.int32]]
+    #: The length of the ring of slots of the solver's distance search (:func:`_distance`):
+    #: the smallest power of two above 3/2 of the slots (more than the slots, less than three
+    #: times: with the slots and their distances it fits in the work array's 5 slots + 1).
+    ring: int
 
 
 _TABLES: dict[int, TrisqTables] = {}
@@ -129,7 +133,10 @@ def tables_for(n: int) -> TrisqTables:
             goal[0, a] = (1 if bits & BOTTOM else 0) | (2 if bits & TOP else 0)
             goal[1, a] = (1 if bits & LEFT else 0) | (2 if bits & RIGHT else 0)
         assert GOALS == (BOTTOM | TOP, LEFT | RIGHT)
-        _TABLES[n] = TrisqTables(n, count, count + n * n, edge, point, bridge, goal)
+        ring = 1
+        while 2 * ring <= 3 * count:
+            ring *= 2
+        _TABLES[n] = TrisqTables(n, count, count + n * n, edge, point, bridge, goal, ring)
     return _TABLES[n]
 
 
@@ -674,10 +681,7 @@ def _distance(t: Any, s: Any, w: Any, p: int) -> int:
             if o >= 0 and o != (i >> 2) & 1:
                 v = 1 - p
         seen[i] = v
-    ring = 1
-    while 2 * ring <= 3 * count:
-        ring *= 2
-    return edge_distance(t.edge, t.goal, seen, w[count:], count, p, p, p, 1 - p, ring)
+    return edge_distance(t.edge, t.goal, seen, w[count:], count, p, p, p, 1 - p, t.ring)
 
 
 register(
