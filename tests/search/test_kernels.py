@@ -181,7 +181,7 @@ def waiting_for_the_lock(x: int) -> int:
     return x + 1
 
 
-def test_warming_the_rules_compiles_probe(brique_kernel: Any) -> None:
+def test_warming_the_rules_compiles_probe() -> None:
     """``warm(game, rules=True)`` (what the test run's background compile does) compiles
     ``probe`` for the game too, in a fresh process that has loaded nothing else; plain
     ``warm`` does not (for Brique, whose moves are one step)."""
