@@ -29,7 +29,7 @@ from __future__ import annotations
 import functools
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import combinations
 from typing import ClassVar
 
@@ -588,7 +588,6 @@ class Trisq(Game[TrisqMove]):
         """Pairs of good free slots that are not legal turns: both orientations of one empty
         square, or a point contact with no mover's bridge."""
         forbidden: set[tuple[int, int]] = set()
-        is_open = self._open
         orient = self._orient
         for square in range(self.n * self.n):
             if orient[square] < 0:
@@ -596,6 +595,14 @@ class Trisq(Game[TrisqMove]):
                 hs = [s for s in range(base, base + 4) if s not in bad]
                 vs = [s for s in range(base + 4, base + 8) if s not in bad]
                 forbidden.update((h, v) for h in hs for v in vs)
+        forbidden.update(self._unbridged_contacts(mover, bad))
+        return forbidden
+
+    def _unbridged_contacts(
+        self, mover: int, bad: dict[int, list[tuple[int, ...]]]
+    ) -> Iterator[tuple[int, int]]:
+        """The point contacts of two good free slots that no piece of the mover bridges."""
+        is_open = self._open
         col = self._col
         for a, b, bridges in self._point_pairs:
             if (
@@ -605,8 +612,7 @@ class Trisq(Game[TrisqMove]):
                 and b not in bad
                 and not any(col[x] == mover for x in bridges)
             ):
-                forbidden.add((a, b))
-        return forbidden
+                yield a, b
 
     def _count_turns(self) -> int:
         """The number of legal turns, counted without listing the pairs."""
@@ -624,18 +630,10 @@ class Trisq(Game[TrisqMove]):
         for p, q in combinations(sorted(p for p in bad if self._orient[p >> 3] < 0), 2):
             if p >> 3 == q >> 3 and (p ^ q) & 4:
                 total -= 1  # added back twice above
-        # point contacts of two good slots with no mover's bridge
-        is_open = self._open
-        col = self._col
-        for a, b, bridges in self._point_pairs:
-            if (
-                is_open[a]
-                and is_open[b]
-                and a not in bad
-                and b not in bad
-                and not ((a ^ b) & 4 and a >> 3 == b >> 3)
-                and not any(col[x] == mover for x in bridges)
-            ):
+        # point contacts of two good slots with no mover's bridge (but those of the two
+        # orientations of one square, taken off above)
+        for a, b in self._unbridged_contacts(mover, bad):
+            if not ((a ^ b) & 4 and a >> 3 == b >> 3):
                 total -= 1
         # pairs with a bad slot
         for p in bad:
