@@ -33,6 +33,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -440,7 +441,10 @@ class MctsPlayer(Player):
         #: the position won. Moves
         #: from the opening book of solved boards (engine/search/book) are played in any case.
         self.prove = prove
+        #: The solvers built, by game and options (None: the game's compiled rules do not
+        #: cover them), and those being built on a background thread for timed moves.
         self._solvers: dict[str, Any] = {}
+        self._building: dict[str, threading.Thread] = {}
         #: Whether to use a compiled kernel when there is one (False: always Python).
         self.kernel = kernel
         #: Fields of :class:`engine.search.kernels.mcts.Settings` this player's kernel searches with
@@ -504,12 +508,17 @@ class MctsPlayer(Player):
         # reproducible: wait for the kernel rather than let the state of the numba cache
         # decide who searches (a cold cache compiles it first, a few seconds once)
         limit = self.limit_for(limit)
+        started = time.perf_counter()
         proven = self.proven(game, limit)
         if proven is not None:
             self.last = proven
             if progress is not None:
                 progress(proven)
             return proven
+        if limit.time is not None:
+            # the move's time includes what the solver spent (half of it with prove)
+            spent = time.perf_counter() - started
+            limit = dataclasses.replace(limit, time=max(limit.time - spent, 0.01))
         wait = limit.playouts is not None and limit.time is None
         searcher = self.searcher(game, wait)
         if limit.time is not None and kernel_loading():
@@ -547,22 +556,44 @@ class MctsPlayer(Player):
 
     def _solve(self, game: Game[Any], limit: Limit) -> Any | None:
         from engine.search.kernels import KERNELS
-        from engine.search.solve import Solver
 
         if game.name not in KERNELS:
             return None
         key = f"{game.name} {sorted(game.options.items())} {self.threads}"
-        solver = self._solvers.get(key)
-        if solver is None:
-            try:
-                solver = self._solvers[key] = Solver(game, memory_mb=64, threads=self.threads)
-            except ValueError:
+        if key not in self._solvers:
+            if limit.time is None:
+                self._build_solver(key, game)
+            else:
+                # a timed move never waits for the solver's compile (seconds on a cold
+                # cache): it is built on a background thread, and the moves until it is
+                # ready are searched without it
+                self._build_solver_apart(key, game.copy())
                 return None
+        solver = self._solvers[key]
+        if solver is None:
+            return None
         seconds = None if limit.time is None else limit.time / 2
         nodes = None if limit.playouts is None else 20 * limit.playouts
         if seconds is None and nodes is None:
             nodes = 100_000
         return solver.winning_move(game, seconds, nodes)
+
+    def _build_solver(self, key: str, game: Game[Any]) -> None:
+        from engine.search.solve import Solver
+
+        try:
+            self._solvers[key] = Solver(game, memory_mb=64, threads=self.threads)
+        except ValueError:  # options the compiled rules do not cover
+            self._solvers[key] = None
+
+    def _build_solver_apart(self, key: str, game: Game[Any]) -> None:
+        """:meth:`_build_solver` on a background thread, once; :func:`kernel_loading` counts
+        it, so that a search meanwhile keeps a reserve for the GIL the compile holds."""
+        from engine.search import kernels
+
+        if key not in self._building:
+            self._building[key] = kernels.in_background(
+                f"solver {key}", lambda: self._build_solver(key, game))
 
     def choose_move(self, game: Game[Any], limit: Limit) -> Any:
         return self.search(game, limit, self.progress, self.interval).best

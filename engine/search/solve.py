@@ -38,8 +38,13 @@ PADDED = frozenset({"flicker", "brax"})
 #: twentieth (in Trisq the look is one step: it sees a turn completed by a win).
 THREATS = frozenset({"brique", "bricka", "trisq"})
 
-#: Nodes per call of the compiled search between looks at the clock.
+#: Nodes per call of the compiled search between looks at the clock and at the node limit.
 SLICE = 20_000
+#: Against a deadline: the first call's nodes, then as many as take about :data:`LOOK`
+#: seconds at the rate seen so far (a node costs from a microsecond to a millisecond,
+#: by game, board and estimate).
+FIRST_SLICE = 256
+LOOK = 0.02
 
 #: The table's layout in a checkpoint's header: a table of another layout is not read.
 TABLE_LAYOUT = 2
@@ -224,15 +229,27 @@ class Solver:
 
         def run(me: int) -> None:
             meta = metas[me]
+            rate = 0.0  # nodes a second, once a call has been timed
             while True:
                 step = SLICE
+                if deadline is not None:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        break
+                    step = FIRST_SLICE if rate == 0.0 else int(rate * min(LOOK, left)) + 1
+                    step = min(step, SLICE)
                 if nodes is not None:
                     step = min(step, nodes - spent())
                     if step <= 0:
                         break
+                before = int(meta[dfpn.M_NODES])
+                started = time.monotonic()
                 result = int(dfpn.search(
                     self.tables, state, attacker, self.table, self.frames[me], meta,
                     self.eps, step, self.stop, self.busy))
+                took = time.monotonic() - started
+                if took > 0:
+                    rate = (int(meta[dfpn.M_NODES]) - before) / took
                 if result != 0:
                     results[me] = result
                     break

@@ -257,6 +257,41 @@ def test_a_game_compiles_in_one_place_at_a_time(capfd: pytest.CaptureFixture[str
         kernels.unload("brique")
 
 
+def test_a_wait_for_another_thread_of_this_process_says_nothing() -> None:
+    """A background load in this process holding a game's compile lock (the solver of a timed
+    move waiting for the kernel, say) is waited for without the message meant for another
+    process."""
+    import threading
+
+    from engine.search.kernels.cache import compile_lock
+
+    said: list[str] = []
+    entered: list[str] = []
+    holding = threading.Event()
+    release = threading.Event()
+
+    def hold() -> None:
+        with compile_lock("test-silent-wait"):
+            holding.set()
+            release.wait()
+
+    def wait() -> None:
+        with compile_lock("test-silent-wait", lambda: said.append("waiting")):
+            entered.append("second")
+
+    holder = threading.Thread(target=hold, daemon=True)
+    holder.start()
+    assert holding.wait(10.0)
+    waiter = threading.Thread(target=wait, daemon=True)
+    waiter.start()
+    waiter.join(0.5)
+    assert waiter.is_alive() and not entered  # it waits for the lock...
+    release.set()
+    holder.join(10.0)
+    waiter.join(10.0)
+    assert entered == ["second"] and said == []  # ...and says nothing
+
+
 def test_no_kernel_when_switched_off_or_not_supported(
     brique_kernel: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -88,3 +88,22 @@ def test_prove_on_two_threads_plays_a_winning_move() -> None:
     assert Solver(after, memory_mb=16).solve(after).value == "loss"
     (solver,) = player._solvers.values()
     assert solver.threads == 2 and min(solver.thread_nodes) > 0
+
+
+def test_a_timed_move_does_not_wait_for_the_solver_to_be_built() -> None:
+    """With prove and a time limit, the first move starts building the solver (compiling it
+    on a cold cache: seconds) on a background thread and is searched without it; once it is
+    built, a timed move proves the position and plays a winning move."""
+    game = new_game("brique", size=5, pie=False)
+    for token in ("c3", "c2"):  # Black to move wins (some 30,000 nodes)
+        game.play_text(token)
+    player = MctsPlayer(random.Random(1), prove=True)
+    assert player._solve(game, Limit(time=4.0)) is None  # not built yet: no wait
+    (building,) = player._building.values()
+    building.join(120.0)
+    move = player._solve(game, Limit(time=4.0))
+    assert move is not None
+    after = game.copy()
+    after.play(move)
+    assert Solver(after, memory_mb=16).solve(after).value == "loss"
+    assert len(player._building) == 1  # built once

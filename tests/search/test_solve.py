@@ -298,6 +298,21 @@ def test_node_limit_gives_unknown() -> None:
     assert solver.solve(game, nodes=50).value == "unknown"
 
 
+def test_a_deadline_is_looked_at_before_the_first_node() -> None:
+    """Against a deadline the solver looks at the clock before each call of the compiled
+    search, and first calls it for a few nodes: a deadline already past expands none (a
+    slice of 20,000 nodes took over a second on Brique 7x7, the whole time of a move)."""
+    import time
+
+    game = new_game("brique", size=7, pie=False)
+    solver = Solver(game, memory_mb=16)
+    state = solver.state(game)
+    assert solver.prove(state, 0, deadline=time.monotonic() - 1.0) == 0
+    assert solver.nodes == 0
+    assert solver.prove(state, 0, deadline=time.monotonic() + 0.05) == 0
+    assert 0 < solver.nodes
+
+
 def test_checkpoint_resumes(tmp_path: Path) -> None:
     game = new_game("brique", size=4, pie=False)
     first = Solver(game, memory_mb=8)

@@ -100,6 +100,26 @@ def test_search_keeps_a_reserve_while_a_kernel_loads(monkeypatch: pytest.MonkeyP
     assert times == [loading_time(1.0), 1.0, None]
 
 
+def test_with_prove_the_search_has_what_the_solver_left_of_the_move() -> None:
+    """The solver runs on the move's time first (half of it); the search then gets what is
+    left, not the whole move's time again."""
+    import time
+
+    player = MctsPlayer(random.Random(1), prove=True)
+    searcher = RecordingSearcher()
+    player.searcher = lambda game, wait=False: searcher  # type: ignore[method-assign]
+
+    def unproven(game: Game[Any], limit: Limit) -> None:
+        time.sleep(0.3)  # a solve that proved nothing in 0.3 s
+
+    player.proven = unproven  # type: ignore[method-assign,assignment]
+    player.choose_move(new_game("brique", size=5), Limit(time=1.0))
+    player.choose_move(new_game("brique", size=5), Limit(playouts=10))
+    (timed, counted) = [limit.time for limit in searcher.limits]
+    assert timed is not None and 0 < timed <= 0.7
+    assert counted is None
+
+
 def test_moves_left_estimate_is_cheap_when_the_clock_is_short(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

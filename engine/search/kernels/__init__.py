@@ -231,6 +231,16 @@ def loading() -> bool:
         return any(thread.is_alive() for thread in _loading.values())
 
 
+def in_background(name: str, target: Callable[[], object]) -> threading.Thread:
+    """Run ``target`` (a compile: the solver's for a timed move) on a daemon thread named
+    ``name`` (not a game's name), which :func:`loading` counts while it runs."""
+    thread = threading.Thread(target=target, name=name, daemon=True)
+    with _lock:
+        _loading[name] = thread
+        thread.start()
+    return thread
+
+
 def unload(name: str) -> None:
     """Forget the loaded kernel of ``name`` (tests: later searches use the fallback again
     until :func:`searcher_for` loads it anew)."""

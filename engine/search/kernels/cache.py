@@ -15,6 +15,7 @@ import contextlib
 import hashlib
 import os
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
@@ -79,9 +80,10 @@ def compile_lock(name: str, waiting: Callable[[], None] | None = None) -> Iterat
     game ``name``: an exclusive lock on a file of :func:`cache_dir`. Two engines started
     together on a cold cache (a match, gogui-twogtp, a test run) would otherwise both compile
     the same functions; the second waits here, then reads them from the cache in a fraction
-    of a second. ``waiting`` is called once if the lock is held elsewhere, before waiting.
-    The lock goes with its process, however that ends; where no lock can be taken (not a
-    POSIX system, a read-only cache), nothing is held."""
+    of a second. ``waiting`` is called once if another process holds the lock, before
+    waiting (a wait for another thread of this process, a background load, says nothing).
+    Not reentrant. The lock goes with its process, however that ends; where no lock can be
+    taken (not a POSIX system, a read-only cache), nothing is held."""
     configure()
     with contextlib.ExitStack() as held:
         if fcntl is not None:
@@ -90,9 +92,24 @@ def compile_lock(name: str, waiting: Callable[[], None] | None = None) -> Iterat
                 try:
                     fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 except BlockingIOError:
-                    if waiting is not None:
+                    with _here_lock:
+                        here = name in _held_here
+                    if waiting is not None and not here:
                         waiting()
                     fcntl.flock(handle, fcntl.LOCK_EX)
+                with _here_lock:
+                    _held_here.add(name)
+                held.callback(_release_here, name)
             except OSError:
                 held.close()  # no lock: compile without one
         yield  # closing the file releases the lock
+
+
+#: The games whose compile lock a thread of this process holds.
+_held_here: set[str] = set()
+_here_lock = threading.Lock()
+
+
+def _release_here(name: str) -> None:
+    with _here_lock:
+        _held_here.discard(name)
