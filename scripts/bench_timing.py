@@ -1,7 +1,7 @@
 """Timed genmoves through the real engine process, as a GTP controller sees them.
 
 Usage: python -m scripts.bench_timing [--moves N] [--cold N] [--main S] [--canadian M P K]
-       [--jobs J] [--games a,b,...] [--skip cold,move,absolute,canadian]
+       [--jobs J] [--games a,b,...] [--skip cold,move,absolute,canadian] [--engine "ARGS"]
 
 Target: 0 moves over time in 500 timed genmoves; never exceed the time left.
 Every figure is the wall time a controller measures from writing ``genmove`` to reading the
@@ -22,7 +22,8 @@ whole response (one command at a time, as a GTP controller does). Regimes:
   period in main time, or longer than what is left of the period in byo-yomi (an overrun).
 
 Games run J at a time (default 2: the machine has 2 cores; only one engine of a game thinks
-at a time).
+at a time). ``--engine "ARGS"`` adds arguments to every engine's command line (``--prove``:
+the solver first on half of each move's time).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import shlex
 import statistics
 import subprocess
 import sys
@@ -44,6 +46,8 @@ SCRIPT = Path(sys.executable).with_name("gtpgames")
 COMMAND = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "gtpgames"]
 MOVE_TIME = 0.2
 MARGIN = 0.05
+#: Arguments added to every engine's command line (``--engine``).
+EXTRA: list[str] = []
 
 
 class Engine:
@@ -51,7 +55,7 @@ class Engine:
 
     def __init__(self, game: str, *extra: str, env: dict[str, str] | None = None) -> None:
         self.proc = subprocess.Popen(
-            [*COMMAND, "gtp", game, *extra], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            [*COMMAND, "gtp", game, *extra, *EXTRA], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL, env=env, text=True, bufsize=1,
         )
 
@@ -242,7 +246,10 @@ def main() -> None:
     parser.add_argument("--games", default=",".join(available_games()),
                         help="comma-separated games (default: every game)")
     parser.add_argument("--skip", default="", help="regimes to skip, comma-separated")
+    parser.add_argument("--engine", default="",
+                        help="arguments added to every engine's command line, e.g. --prove")
     args = parser.parse_args()
+    EXTRA[:] = shlex.split(args.engine)
     games = args.games.split(",")
     skip = set(args.skip.split(",")) - {""}
     started = time.perf_counter()
@@ -263,7 +270,8 @@ def main() -> None:
                           for g in games]
         records = merge([task.result() for task in tasks])
     print(f"limits: move/cold --time {MOVE_TIME}; absolute time_settings {args.main} 0 0; "
-          "canadian time_settings " + " ".join(map(str, args.canadian)))
+          "canadian time_settings " + " ".join(map(str, args.canadian))
+          + (f"; engines with {args.engine}" if args.engine else ""))
     print("| regime | game | moves | max s | p99 s | over limit | over limit+50ms "
           "| least slack s | games | lost on time | period overruns |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")

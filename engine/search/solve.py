@@ -367,20 +367,47 @@ class Solver:
             return None
         codes: list[int] = []
         while True:
-            _, legal = self.rule(state, 0)
-            for code in [int(c) for c in legal]:
-                child = state.copy()
-                self.rule(child, 1, code)
-                winner = self.rule(child, 2)[0]
-                if winner == mover or (winner < 0 and self.prove(child, mover) == 1):
-                    break
-            else:  # pragma: no cover - a proven position has a proven child
+            found = self._proven_child(state, mover, deadline)
+            if found is None:
                 return None
+            code, state = found
             codes.append(code)
             move = self.codec.assemble(game, codes)
             if move is not None:
                 return move
-            state = child
+
+    def _proven_child(
+        self, state: Any, mover: int, deadline: float | None,
+    ) -> tuple[int, Any] | None:
+        """A step from ``state``, proven won for ``mover``, after which ``mover`` still wins,
+        and the state after it. Each child is first looked up (a search of one node, which
+        reads its proof from the table), then searched with eight times more nodes each round
+        while the deadline allows (None: until one is found), so that the children that do
+        not win cost no unbounded search. None if the deadline comes first."""
+        _, legal = self.rule(state, 0)
+        children = []
+        for code in [int(c) for c in legal]:
+            child = state.copy()
+            self.rule(child, 1, code)
+            winner = self.rule(child, 2)[0]
+            if winner == mover:
+                return code, child
+            if winner < 0:
+                children.append((code, child))
+        budget = 1
+        while children:
+            if budget > 1 and deadline is not None and time.monotonic() >= deadline:
+                return None
+            left = []
+            for code, child in children:
+                result = self.prove(child, mover, deadline if budget > 1 else None, budget)
+                if result == 1:
+                    return code, child
+                if result == 0:
+                    left.append((code, child))
+            children = left
+            budget *= 8
+        return None  # pragma: no cover - a proven position has a proven child
 
     def _walk(
         self, game: Game[Any], state: Any, mover: int, codes: list[int], won: list[str],

@@ -313,6 +313,42 @@ def test_a_deadline_is_looked_at_before_the_first_node() -> None:
     assert 0 < solver.nodes
 
 
+def test_winning_move_bounds_each_search_of_a_step() -> None:
+    """Once the position is proven won, the winning move is found among the children by
+    searches with a node budget each (a look-up in the table first), never by an unbounded
+    search of a child that may not win: under a clock on Brique 11x11 that took minutes."""
+    game = new_game("brique", size=5, pie=False)
+    for token in "e4 d2 c3 d5 d4 a1 a5 e2 c1 e5 e1 d1 b3 a4 c2".split():
+        game.play_text(token)  # White to move wins, but not at once
+    assert all(after.outcome() is None for after in _children(game))
+    solver = Solver(game, memory_mb=16)
+    calls: list[tuple[float | None, int | None]] = []
+    search = solver.prove
+
+    def spy(state: Any, attacker: int, deadline: float | None = None,
+            nodes: int | None = None) -> int:
+        calls.append((deadline, nodes))
+        return search(state, attacker, deadline, nodes)
+
+    solver.prove = spy  # type: ignore[method-assign]
+    move = solver.winning_move(game, 30.0)
+    assert move is not None
+    after = game.copy()
+    after.play(move)
+    assert Solver(after, memory_mb=16).solve(after).value == "loss"
+    assert len(calls) > 1
+    assert all(nodes is not None for _, nodes in calls[1:])
+
+
+def _children(game: Game[Any]) -> list[Game[Any]]:
+    found = []
+    for move in game.legal_moves():
+        after = game.copy()
+        after.play(move)
+        found.append(after)
+    return found
+
+
 def test_checkpoint_resumes(tmp_path: Path) -> None:
     game = new_game("brique", size=4, pie=False)
     first = Solver(game, memory_mb=8)
@@ -620,13 +656,18 @@ def test_a_game_without_draws_shares_its_entries_between_attackers(
         for _ in range(back):
             game.undo()
     solver = Solver(game, memory_mb=64)
-    while solver.solve(game).value != "win":
-        game.undo()
-    move = solver.winning_move(game)
-    assert move is not None
-    after = game.copy()
-    after.play(move)
-    assert after.outcome() is None and after.to_move != game.to_move
+    after = None
+    while after is None:
+        if solver.solve(game).value == "win":
+            won, _ = solver.winning_moves(game)
+            ongoing = [game.copy() for _ in won]
+            for position, text in zip(ongoing, won, strict=True):
+                position.play_text(text)
+            after = next((position for position in ongoing if position.outcome() is None),
+                         None)
+        if after is None:
+            game.undo()
+    assert after.to_move != game.to_move
     again = solver.solve(after)
     fresh = Solver(after, memory_mb=64).solve(after)
     assert again.value == fresh.value == "loss"
