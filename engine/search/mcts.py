@@ -515,8 +515,8 @@ class MctsPlayer(Player):
             if progress is not None:
                 progress(proven)
             return proven
-        if limit.time is not None:
-            # the move's time includes what the solver spent (half of it with prove)
+        if self.prove and limit.time is not None:
+            # the move's time includes what the solver spent (up to half of it)
             spent = time.perf_counter() - started
             limit = dataclasses.replace(limit, time=max(limit.time - spent, 0.01))
         wait = limit.playouts is not None and limit.time is None
@@ -576,7 +576,7 @@ class MctsPlayer(Player):
         nodes = None if limit.playouts is None else 20 * limit.playouts
         if seconds is None and nodes is None:
             nodes = 100_000
-        return solver.winning_move(game, seconds, nodes)
+        return solver.winning_move(game, seconds, nodes, limit.stop)
 
     def _build_solver(self, key: str, game: Game[Any]) -> None:
         from engine.search.solve import Solver

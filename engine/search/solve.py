@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -43,8 +44,11 @@ SLICE = 20_000
 #: Against a deadline: the first call's nodes, then as many as take about :data:`LOOK`
 #: seconds at the rate seen so far (a node costs from a microsecond to a millisecond,
 #: by game, board and estimate).
-FIRST_SLICE = 256
+FIRST_SLICE = 1
 LOOK = 0.02
+#: Nodes to prove the next step of a move of several steps again (its proof is in the
+#: table, unless other entries replaced it).
+STEP_NODES = 256
 
 #: The table's layout in a checkpoint's header: a table of another layout is not read.
 TABLE_LAYOUT = 2
@@ -165,6 +169,7 @@ class Solver:
         #: The nodes each thread expanded (their sum is ``nodes``).
         self.thread_nodes = [0] * threads
         self.depth_hit = False
+        self.decider = 0
         self.memory_mb = memory_mb
         self.threats = game.name in THREATS if threats is None else threats
         #: a game without draws: one table entry serves both attackers (dfpn.M_DRAWLESS)
@@ -209,10 +214,11 @@ class Solver:
 
     def prove(
         self, state: Any, attacker: int, deadline: float | None = None,
-        nodes: int | None = None,
+        nodes: int | None = None, stop: Callable[[], bool] | None = None,
     ) -> int:
         """Whether ``attacker`` wins from the array ``state`` (not over): 1 yes, -1 no,
-        0 undecided when the deadline (``time.monotonic()``) or the node limit came first.
+        0 undecided when the deadline (``time.monotonic()``) or the node limit came first,
+        or ``stop()`` said so (it is asked between calls of the compiled search).
         With several threads, each runs a search of ``state`` (they share the table) until
         one of them decides it."""
         dfpn = self.dfpn
@@ -260,6 +266,8 @@ class Solver:
                     break
                 if deadline is not None and time.monotonic() >= deadline:
                     break
+                if stop is not None and stop():
+                    break
             self.stop[0] = 1  # the others stop too (the compiled search looks at each node)
 
         if self.threads == 1:
@@ -281,8 +289,24 @@ class Solver:
         for me, meta in enumerate(metas):
             self.thread_nodes[me] += int(meta[dfpn.M_NODES])
         self.depth_hit = self.depth_hit or any(bool(m[dfpn.M_DEPTH_HIT]) for m in metas)
-        decided = [r for r in results if r != 0]
-        return decided[0] if decided else 0
+        decided = [me for me, r in enumerate(results) if r != 0]
+        if not decided:
+            return 0
+        self.decider = decided[0]  # its root frame holds the children (_proven_step)
+        return results[decided[0]]
+
+    def _proven_step(self, state: Any) -> tuple[int, Any] | None:
+        """After :meth:`prove` returned 1 for ``state``: a step the proof goes through (a
+        child proven for the attacker in the root frame of the thread that decided it) and
+        the state after it."""
+        moves, _hashes, cpn, _cdn, count = self.frames[self.decider][4:9]
+        for j in range(int(count[0])):
+            if cpn[0, j] == 0:
+                code = int(moves[0, j])
+                child = state.copy()
+                self.rule(child, 1, code)
+                return code, child
+        return None  # pragma: no cover - a proven root has a proven child
 
     def rule(self, state: Any, op: int, move: int = 0) -> tuple[int, Any]:
         """One rule on ``state`` (see :func:`engine.search.kernels.dfpn.rules`)."""
@@ -355,19 +379,22 @@ class Solver:
 
     def winning_move(
         self, game: Game[Any], seconds: float | None = None, nodes: int | None = None,
+        stop: Callable[[], bool] | None = None,
     ) -> Any | None:
         """One winning move of ``game``'s player to move, if the search proves the position
-        won within the limits (else None)."""
+        won within the limits, before ``stop()`` says to stop (else None)."""
         if game.outcome() is not None:
             return None
         deadline = None if seconds is None else time.monotonic() + seconds
         state = self.state(game)
         mover = self.rule(state, 3)[0]
-        if self.prove(state, mover, deadline, nodes) != 1:
+        if self.prove(state, mover, deadline, nodes, stop) != 1:
             return None
         codes: list[int] = []
         while True:
-            found = self._proven_child(state, mover, deadline)
+            # the step the proof goes through, read from the search's root: no search of
+            # the children (one that does not win could take any time)
+            found = self._proven_step(state)
             if found is None:
                 return None
             code, state = found
@@ -375,39 +402,9 @@ class Solver:
             move = self.codec.assemble(game, codes)
             if move is not None:
                 return move
-
-    def _proven_child(
-        self, state: Any, mover: int, deadline: float | None,
-    ) -> tuple[int, Any] | None:
-        """A step from ``state``, proven won for ``mover``, after which ``mover`` still wins,
-        and the state after it. Each child is first looked up (a search of one node, which
-        reads its proof from the table), then searched with eight times more nodes each round
-        while the deadline allows (None: until one is found), so that the children that do
-        not win cost no unbounded search. None if the deadline comes first."""
-        _, legal = self.rule(state, 0)
-        children = []
-        for code in [int(c) for c in legal]:
-            child = state.copy()
-            self.rule(child, 1, code)
-            winner = self.rule(child, 2)[0]
-            if winner == mover:
-                return code, child
-            if winner < 0:
-                children.append((code, child))
-        budget = 1
-        while children:
-            if budget > 1 and deadline is not None and time.monotonic() >= deadline:
+            # a move of several steps (Trisq): the proof of the next one is in the table
+            if self.rule(state, 2)[0] >= 0 or self.prove(state, mover, None, STEP_NODES) != 1:
                 return None
-            left = []
-            for code, child in children:
-                result = self.prove(child, mover, deadline if budget > 1 else None, budget)
-                if result == 1:
-                    return code, child
-                if result == 0:
-                    left.append((code, child))
-            children = left
-            budget *= 8
-        return None  # pragma: no cover - a proven position has a proven child
 
     def _walk(
         self, game: Game[Any], state: Any, mover: int, codes: list[int], won: list[str],

@@ -313,10 +313,11 @@ def test_a_deadline_is_looked_at_before_the_first_node() -> None:
     assert 0 < solver.nodes
 
 
-def test_winning_move_bounds_each_search_of_a_step() -> None:
-    """Once the position is proven won, the winning move is found among the children by
-    searches with a node budget each (a look-up in the table first), never by an unbounded
-    search of a child that may not win: under a clock on Brique 11x11 that took minutes."""
+def test_winning_move_is_read_from_the_proof() -> None:
+    """Once the position is proven won, the winning move is read from the proof (the root's
+    children in the search that decided it), not found by searching the children one by one
+    without a limit: one that does not win could take minutes (a Brique 11x11 genmove under
+    a clock with --prove did)."""
     game = new_game("brique", size=5, pie=False)
     for token in "e4 d2 c3 d5 d4 a1 a5 e2 c1 e5 e1 d1 b3 a4 c2".split():
         game.play_text(token)  # White to move wins, but not at once
@@ -326,9 +327,9 @@ def test_winning_move_bounds_each_search_of_a_step() -> None:
     search = solver.prove
 
     def spy(state: Any, attacker: int, deadline: float | None = None,
-            nodes: int | None = None) -> int:
+            nodes: int | None = None, stop: Any = None) -> int:
         calls.append((deadline, nodes))
-        return search(state, attacker, deadline, nodes)
+        return search(state, attacker, deadline, nodes, stop)
 
     solver.prove = spy  # type: ignore[method-assign]
     move = solver.winning_move(game, 30.0)
@@ -336,8 +337,7 @@ def test_winning_move_bounds_each_search_of_a_step() -> None:
     after = game.copy()
     after.play(move)
     assert Solver(after, memory_mb=16).solve(after).value == "loss"
-    assert len(calls) > 1
-    assert all(nodes is not None for _, nodes in calls[1:])
+    assert len(calls) == 1  # the winning step is read from the root's search
 
 
 def _children(game: Game[Any]) -> list[Game[Any]]:
@@ -347,6 +347,21 @@ def _children(game: Game[Any]) -> list[Game[Any]]:
         after.play(move)
         found.append(after)
     return found
+
+
+def test_the_solve_stops_when_asked() -> None:
+    """``stop()`` is asked between calls of the compiled search (an interrupt of a genmove
+    with --prove): the first time it says yes, the search ends undecided."""
+    game = new_game("brique", size=7, pie=False)
+    solver = Solver(game, memory_mb=16)
+    asked: list[int] = []
+
+    def stop() -> bool:
+        asked.append(solver.nodes)
+        return True
+
+    assert solver.winning_move(game, 60.0, None, stop) is None
+    assert len(asked) == 1 and 0 < solver.nodes < 1_000
 
 
 def test_checkpoint_resumes(tmp_path: Path) -> None:
