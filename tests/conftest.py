@@ -45,12 +45,18 @@ def _warming_up(config: pytest.Config, items: list[pytest.Item]) -> bool:
             and os.environ.get("GTPGAMES_TEST_WARMUP", "1") != "0")
 
 
+#: With the background compile, these run last, in this order (a stable sort: each file's
+#: own order kept): GoGui's live-graphics tests, whose playout-bounded searches wait for
+#: three games' kernels, then tests/search/, most of which compile something.
+_LATE = (ROOT / "tests" / "adapters" / "test_gogui.py", ROOT / "tests" / "search")
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """With the background compile: the tests of tests/search/ (most of them compile
-    something) last, the others first while it runs."""
+    """With the background compile: the tests that need the kernels most last (:data:`_LATE`),
+    the others first while it runs."""
     if _warming_up(config, items):
-        search = ROOT / "tests" / "search"
-        items.sort(key=lambda item: item.path.is_relative_to(search))
+        items.sort(key=lambda item: next(
+            (k + 1 for k, late in enumerate(_LATE) if item.path.is_relative_to(late)), 0))
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -39,11 +39,11 @@ PADDED = frozenset({"flicker", "brax"})
 #: twentieth (in Trisq the look is one step: it sees a turn completed by a win).
 THREATS = frozenset({"brique", "bricka", "trisq"})
 
-#: Nodes per call of the compiled search between looks at the clock and at the node limit.
+#: Nodes per call of the compiled search between looks at the node limit.
 SLICE = 20_000
-#: Against a deadline: the first call's nodes, then as many as take about :data:`LOOK`
-#: seconds at the rate seen so far (a node costs from 20 microseconds to 8 milliseconds,
-#: by game, board and estimate: Brax, Trisq 8x8).
+#: Against a deadline or with a stop callback: the first call's nodes, then as many as take
+#: about :data:`LOOK` seconds at the rate seen so far (a node costs from 20 microseconds to
+#: 8 milliseconds, by game, board and estimate: Brax, Trisq 8x8).
 FIRST_SLICE = 1
 LOOK = 0.02
 #: Nodes to prove the next step of a move of several steps again (its proof is in the
@@ -238,8 +238,10 @@ class Solver:
             rate = 0.0  # nodes a second, once a call has been timed
             while True:
                 step = SLICE
-                if deadline is not None:
-                    left = deadline - time.monotonic()
+                if deadline is not None or stop is not None:
+                    # slices of about LOOK seconds, so that the clock and stop() are seen
+                    # in time (slicing does not change the search: its state is in the frames)
+                    left = LOOK if deadline is None else deadline - time.monotonic()
                     if left <= 0:
                         break
                     step = FIRST_SLICE if rate == 0.0 else int(rate * min(LOOK, left)) + 1

@@ -107,3 +107,19 @@ def test_a_timed_move_does_not_wait_for_the_solver_to_be_built() -> None:
     after.play(move)
     assert Solver(after, memory_mb=16).solve(after).value == "loss"
     assert len(player._building) == 1  # built once
+
+
+def test_an_unbounded_search_proves_for_a_second_at_most_first() -> None:
+    """An analysis (no time, no playouts) with prove runs the solver first within a second
+    and a node budget, then searches: 100,000 nodes alone would take minutes on Trisq 8x8."""
+    from engine.search.mcts import UNBOUNDED_PROOF_SECONDS
+
+    game = new_game("brique", size=5, pie=False)
+    player = MctsPlayer(random.Random(1), prove=True)
+    player._solve(game, Limit(playouts=1))  # builds the solver (a playout bound waits)
+    (solver,) = player._solvers.values()
+    asked: list[tuple[object, ...]] = []
+    solver.winning_move = lambda *args: asked.append(args)  # type: ignore[method-assign]
+    player._solve(game, Limit())
+    ((_, seconds, nodes, _stop),) = asked
+    assert seconds == UNBOUNDED_PROOF_SECONDS <= 1.0 and nodes == 100_000
