@@ -266,10 +266,8 @@ class Solver:
                 if int(meta[dfpn.M_SP]) == 0 and int(meta[dfpn.M_PN]) != 0 and \
                         _stalled(meta, dfpn):
                     break
-                if deadline is not None and time.monotonic() >= deadline:
-                    break
                 if stop is not None and stop():
-                    break
+                    break  # (a deadline is looked at at the top of the loop)
             self.stop[0] = 1  # the others stop too (the compiled search looks at each node)
 
         if self.threads == 1:
@@ -301,6 +299,7 @@ class Solver:
         """After :meth:`prove` returned 1 for ``state``: a step the proof goes through (a
         child proven for the attacker in the root frame of the thread that decided it) and
         the state after it."""
+        # the frames' arrays 4-8, in the order dfpn.new_frames makes them
         moves, _hashes, cpn, _cdn, count = self.frames[self.decider][4:9]
         for j in range(int(count[0])):
             if cpn[0, j] == 0:
