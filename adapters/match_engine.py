@@ -16,6 +16,7 @@ import re
 import shlex
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
@@ -66,6 +67,20 @@ class EngineSpec:
         return cls(name, command, fields.get("dir"), fields.get("stderr"))
 
 
+def stderr_to(path: str | os.PathLike[str] | None) -> Callable[[], None]:
+    """A ``preexec_fn`` that sends the child's stderr to the end of file ``path`` (by
+    default nowhere). ``PopenSpawn`` would merge it into stdout, the stream of responses,
+    where an engine's log line would be read as (part of) an answer."""
+    target = os.devnull if path is None else os.fspath(path)
+
+    def redirect() -> None:  # runs in the child, before exec
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        os.dup2(fd, 2)
+        os.close(fd)
+
+    return redirect
+
+
 class GtpProcess:
     """One running engine process."""
 
@@ -73,16 +88,9 @@ class GtpProcess:
         self.spec = spec
         self.timeout = timeout
         self._known: dict[str, bool] = {}
-        target = spec.stderr or os.devnull
-
-        def redirect_stderr() -> None:  # runs in the child, before exec
-            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-            os.dup2(fd, 2)
-            os.close(fd)
-
         try:
             self.proc = PopenSpawn(list(spec.cmd), timeout=timeout, encoding=None,
-                                   cwd=spec.dir, preexec_fn=redirect_stderr)
+                                   cwd=spec.dir, preexec_fn=stderr_to(spec.stderr))
         except (OSError, subprocess.SubprocessError) as error:
             raise EngineFailure("crash", f"{spec.name}: cannot start: {error}") from None
 

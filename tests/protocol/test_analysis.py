@@ -9,7 +9,6 @@ import threading
 from typing import Any
 
 import pytest
-from pexpect.popen_spawn import PopenSpawn
 
 from engine.games.registry import new_game
 from engine.search.players import Limit
@@ -18,7 +17,7 @@ from protocol.engine import GtpEngine
 from protocol.server import build_engine
 from protocol.session import GameSession
 from tests.gtp_helpers import fail
-from tests.protocol.test_e2e import COMMAND, warm
+from tests.protocol.test_e2e import spawn, warm
 
 FIELDS = re.compile(
     r"move (\S+) visits (\d+) winrate (0|1|0\.\d{1,4})"
@@ -122,8 +121,7 @@ def test_analyze_over_the_real_process() -> None:
     # with a cold cache that is a compilation of many seconds. Compile it first, with no
     # time bound: the process finds it in the cache directory it shares with this one.
     warm("brique")
-    proc = PopenSpawn([*COMMAND, "gtp", "brique", "--size", "5", "--seed", "1"], timeout=20,
-                      encoding="utf-8")
+    proc = spawn("brique", "--size", "5", "--seed", "1", encoding="utf-8")
     proc.send("1 gtpgames-analyze 5\n")
     proc.expect("=1\n")
     proc.expect("\n")

@@ -4,14 +4,19 @@ GTP controller drives it."""
 from __future__ import annotations
 
 import functools
+import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pexpect
 import pytest
 from pexpect.popen_spawn import PopenSpawn
+
+from adapters.match_engine import stderr_to
+from engine.search.kernels import cache
 
 SCRIPT = Path(sys.executable).with_name("gtpgames")
 COMMAND = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "gtpgames"]
@@ -26,8 +31,19 @@ def warm(game: str) -> None:
     subprocess.run([*COMMAND, "warmup", game], capture_output=True, timeout=600, check=True)
 
 
-def spawn(*args: str) -> PopenSpawn:
-    return PopenSpawn([*COMMAND, "gtp", *args], timeout=20, encoding=None)
+def spawn(*args: str, stderr: Path | None = None, command: str = "gtp", timeout: float = 20,
+          encoding: str | None = None) -> PopenSpawn:
+    """``gtpgames COMMAND ARGS`` on pipes, as a controller runs it: stdout is read, stderr goes
+    to the file ``stderr`` (by default nowhere), not into the responses."""
+    return PopenSpawn([*COMMAND, command, *args], timeout=timeout, encoding=encoding,
+                      preexec_fn=stderr_to(stderr))
+
+
+def notices_only(stderr: bytes) -> bool:
+    """Whether ``stderr`` holds nothing but the program's own notices (such as a wait for
+    another process compiling the same kernels: the test run compiles them in the
+    background), one a line: no traceback, no stray output."""
+    return all(line.startswith(b"gtpgames: ") for line in stderr.splitlines())
 
 
 def exchange(proc: PopenSpawn, data: bytes) -> bytes:
@@ -41,9 +57,10 @@ def test_console_script_is_installed() -> None:
     assert SCRIPT.exists() or shutil.which("gtpgames")
 
 
-def test_session_framing_over_pipes() -> None:
+def test_session_framing_over_pipes(tmp_path: Path) -> None:
     warm("brique")  # genmove below waits for the kernel
-    proc = spawn("brique", "--size", "5", "--seed", "1")
+    log = tmp_path / "stderr"
+    proc = spawn("brique", "--size", "5", "--seed", "1", stderr=log)
     assert exchange(proc, b"1 protocol_version\n") == b"=1 2\n\n"
     assert exchange(proc, b"# a comment line\n\n   \n2 name # trailing comment\n") == (
         b"=2 gtpgames\n\n"
@@ -63,6 +80,7 @@ def test_session_framing_over_pipes() -> None:
     assert exchange(proc, b"9 quit\n") == b"=9 \n\n"
     proc.expect(pexpect.EOF)
     assert proc.wait() == 0
+    assert notices_only(log.read_bytes())
 
 
 def test_end_of_input_exits_cleanly() -> None:
@@ -88,7 +106,26 @@ def test_stdout_carries_only_responses() -> None:
     assert len(responses) == 6
     for block in responses:
         assert block[:1] in (b"=", b"?")
-    assert done.stderr == b""
+    assert notices_only(done.stderr)
+
+
+def test_a_notice_while_waiting_goes_to_stderr_only(tmp_path: Path) -> None:
+    """While another process holds the kernels' compile lock, a genmove that needs them says
+    so on stderr, and its response on stdout is as ever."""
+    warm("brique")
+    log = tmp_path / "stderr"
+    proc = spawn("brique", "--size", "5", "--seed", "1", stderr=log)
+    assert exchange(proc, b"1 name\n") == b"=1 gtpgames\n\n"
+    with cache.compile_lock("brique"):
+        proc.send(b"2 genmove b\n")
+        deadline = time.monotonic() + 20
+        while b"waiting for another compilation" not in log.read_bytes():
+            assert time.monotonic() < deadline, log.read_bytes()
+            time.sleep(0.05)
+    proc.expect(b"\n\n")
+    assert re.fullmatch(rb"=2 [a-e][1-5]", bytes(proc.before))
+    assert exchange(proc, b"3 quit\n") == b"=3 \n\n"
+    assert notices_only(log.read_bytes())
 
 
 def test_bad_cli_arguments_fail_on_stderr() -> None:

@@ -21,6 +21,7 @@ from engine.games.registry import new_game
 from engine.search.players import Limit, Player, RandomPlayer
 from protocol.ugi import PLAYOUTS_PER_PLY, UgiEngine, UgiError
 from tests.protocol.test_e2e import COMMAND
+from tests.protocol.test_e2e import spawn as spawn_engine
 
 #: Who moves first from the start position, from docs/rules/README.md (player index).
 P1 = {"brique": 0, "flicker": 0, "trisq": 0, "brax": 0, "bricka": 1}
@@ -453,7 +454,7 @@ def test_a_new_command_ends_a_running_search_first() -> None:
 
 
 def spawn(*args: str) -> PopenSpawn:
-    return PopenSpawn([*COMMAND, "ugi", *args], timeout=30, encoding="utf-8")
+    return spawn_engine(*args, command="ugi", timeout=30, encoding="utf-8")
 
 
 def test_e2e_session() -> None:

@@ -7,11 +7,10 @@ from __future__ import annotations
 import time
 
 import pytest
-from pexpect.popen_spawn import PopenSpawn
 
 from engine.games.registry import new_game
 from engine.search.clock import MIN_MOVES_LEFT, PlayerClock, TimeControl, moves_left, reserve
-from tests.protocol.test_e2e import COMMAND
+from tests.protocol.test_e2e import spawn
 
 CONTROLS = [
     TimeControl("absolute", 60),
@@ -61,8 +60,7 @@ def test_genmoves_stay_within_the_clock() -> None:
     """A controller's view: absolute time of 3 s each; after every genmove the controller
     charges the time it measured and sends time_left. No move may take longer than what was
     left (the bound is the clock itself, not a guess of the machine's speed)."""
-    proc = PopenSpawn([*COMMAND, "gtp", "brique", "--size", "7", "--seed", "2"], timeout=30,
-                      encoding="utf-8")
+    proc = spawn("brique", "--size", "7", "--seed", "2", timeout=30, encoding="utf-8")
     proc.send("time_settings 3 0 0\n")
     proc.expect("= \n\n")
     left = {"b": 3.0, "w": 3.0}
