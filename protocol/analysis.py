@@ -15,12 +15,13 @@ next command arrives (or GoGui's ``# interrupt``); ``gtpgames-genmove_analyze`` 
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Any
 
 from engine.games.core import Game
 from engine.games.notation import Notation
-from engine.search.base import SearchResult
+from engine.search.base import Progress, SearchResult
 from engine.search.mcts import MctsPlayer, table_draw
 from engine.search.players import Limit
 from protocol import args as arg
@@ -118,9 +119,7 @@ class Analysis:
 
         limit = Limit(None, playouts, stop, player.threads)
         # a proven move (the opening book, or the solver when the player proves) comes first
-        result = player.proven(game, limit) or player.searcher(game).search(
-            game, limit, player.rng, report, interval
-        )
+        result = player.proven(game, limit) or self.search(player, game, limit, report, interval)
         report(result)
         if playouts is None:
             # a proven (or tiny) position ends the search early: keep the response open
@@ -132,6 +131,27 @@ class Analysis:
                     report(result)
                     next_report += interval
         return ""
+
+    @staticmethod
+    def search(player: MctsPlayer, game: Game[Any], limit: Limit, report: Progress,
+               interval: float) -> SearchResult:
+        """Search with the compiled kernel where there is one. Bounded by playouts, the
+        analysis waits for it to load (a reproducible result, as ``genmove`` gives); unbounded,
+        it starts at once with whichever search is ready and, if that is the Python search
+        while the kernel loads (a cold cache compiles it for seconds), goes on with the kernel
+        from a new tree as soon as it is ready."""
+        searcher = player.searcher(game, wait=limit.playouts is not None)
+        if limit.playouts is None and searcher is player.mcts:
+
+            def kernel_ready() -> bool:
+                return player.searcher(game) is not player.mcts
+
+            until_ready = dataclasses.replace(limit, stop=lambda: limit.stop() or kernel_ready())
+            result = searcher.search(game, until_ready, player.rng, report, interval)
+            if limit.stop() or not kernel_ready():
+                return result
+            searcher = player.searcher(game)
+        return searcher.search(game, limit, player.rng, report, interval)
 
     def genmove_analyze(self, args: tuple[str, ...]) -> str:
         arg.count(args, 1, 2, usage="gtpgames-genmove_analyze COLOR [INTERVAL]")

@@ -187,7 +187,7 @@ class Mcts(Searcher):
         deadline = None if limit.time is None else start + max(limit.time, 0.0) - min(
             0.01, 0.05 * max(limit.time, 0.0)
         )
-        budget = limit.playouts
+        budget = limit.budget
         iterations = 0
         next_report = start + interval
         while True:

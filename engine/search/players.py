@@ -30,6 +30,19 @@ class Limit:
     stop: Callable[[], bool] = _never
     threads: int = 1
 
+    @property
+    def budget(self) -> int | None:
+        """The playouts a search may make: ``playouts``, or :data:`UNBOUNDED_PLAYOUTS` when
+        nothing else would end it (no time, no playouts, no ``stop``); with a ``stop``
+        callback alone (an analysis), ``None``: until it says stop."""
+        if self.playouts is None and self.time is None and self.stop is _never:
+            return UNBOUNDED_PLAYOUTS
+        return self.playouts
+
+
+#: The playouts of a search given no bound at all.
+UNBOUNDED_PLAYOUTS = 1000
+
 
 class Player(abc.ABC):
     """Chooses a move for the side to move."""

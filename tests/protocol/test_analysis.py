@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from typing import Any
 
 import pytest
 
 from engine.games.registry import new_game
+from engine.search.base import MoveStat, SearchResult
+from engine.search.mcts import MctsPlayer
 from engine.search.players import Limit
 from engine.search.registry import make_player
 from protocol.engine import GtpEngine
@@ -86,6 +89,61 @@ def test_analyze_stops_when_interrupted() -> None:
     assert response is not None and response.startswith("=\n") and response.endswith("\n\n")
     for line in response[2:-2].split("\n"):
         parse_line(line)
+
+
+class LateKernel:
+    """Stands for a compiled searcher that finishes loading while an analysis runs."""
+
+    def __init__(self, player: MctsPlayer) -> None:
+        self.player = player
+        self.ready = threading.Event()
+        self.searched = threading.Event()
+        self.waits: list[bool] = []
+
+    def searcher(self, game: Any, wait: bool = False) -> Any:
+        self.waits.append(wait)
+        return self if self.ready.is_set() or wait else self.player.mcts
+
+    def search(self, game: Any, limit: Limit, rng: Any, progress: Any = None,
+               interval: float = 0.5) -> SearchResult:
+        self.searched.set()
+        move = game.legal_moves()[0]
+        while limit.playouts is None and not limit.stop():
+            time.sleep(0.01)
+        return SearchResult(move, (MoveStat(move, 777, 0.5, pv=(move,)),), 777, 0.01)
+
+
+def test_an_unbounded_analysis_goes_on_with_the_kernel_once_loaded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    engine, session = mcts_engine("brique", size=5)
+    assert isinstance(session.player, MctsPlayer)
+    kernel = LateKernel(session.player)
+    monkeypatch.setattr(session.player, "searcher", kernel.searcher)
+    timers = [threading.Timer(0.3, kernel.ready.set), threading.Timer(0.8, engine.interrupt.set)]
+    for timer in timers:
+        timer.start()
+    response = engine.handle_line("gtpgames-analyze 5")
+    for timer in timers:
+        timer.join()
+    assert kernel.searched.is_set()
+    assert response is not None
+    lines = response[2:-2].split("\n")
+    assert parse_line(lines[0])[0]["visits"] != 777  # the Python search reported first
+    assert parse_line(lines[-1])[0]["visits"] == 777
+
+
+def test_an_analysis_bounded_by_playouts_waits_for_the_kernel(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    engine, session = mcts_engine("brique", size=5)
+    assert isinstance(session.player, MctsPlayer)
+    kernel = LateKernel(session.player)
+    monkeypatch.setattr(session.player, "searcher", kernel.searcher)
+    response = engine.handle_line("gtpgames-analyze playouts 50")
+    assert kernel.waits == [True] and kernel.searched.is_set()
+    assert response is not None
+    assert response.split("\n")[1:-2] == ["info move a1 visits 777 winrate 0.5 pv a1"]
 
 
 def test_genmove_analyze_streams_then_plays() -> None:

@@ -15,6 +15,8 @@ import random
 import re
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,7 +27,8 @@ import pytest
 from engine.games.brique import Brique
 from engine.games.core import Game
 from engine.games.registry import new_game
-from engine.search.players import Limit
+from engine.search.mcts import Mcts
+from engine.search.players import UNBOUNDED_PLAYOUTS, Limit
 
 pytest.importorskip("numba")
 
@@ -290,6 +293,34 @@ def test_a_wait_for_another_thread_of_this_process_says_nothing() -> None:
     holder.join(10.0)
     waiter.join(10.0)
     assert entered == ["second"] and said == []  # ...and says nothing
+
+
+def test_a_background_load_shares_the_gil_in_short_turns() -> None:
+    """While a kernel loads on another thread, the GIL changes hands every 0.1 ms rather than
+    5 ms: the load, which gives it up on every file it reads, is not starved by a Python
+    search; the interval is restored when the last load ends."""
+    from engine.search import kernels
+
+    before = sys.getswitchinterval()
+    seen: list[float] = []
+    release = threading.Event()
+
+    def load() -> None:
+        seen.append(sys.getswitchinterval())
+        release.wait(10)
+
+    first = kernels.in_background("test-load-1", load)
+    second = kernels.in_background("test-load-2", load)
+    try:
+        while len(seen) < 2:
+            time.sleep(0.01)
+        assert kernels.loading()
+    finally:
+        release.set()
+        first.join()
+        second.join()
+    assert seen == [pytest.approx(kernels.LOADING_SWITCH_INTERVAL)] * 2
+    assert sys.getswitchinterval() == before and not kernels.loading()
 
 
 def test_no_kernel_when_switched_off_or_not_supported(
@@ -574,6 +605,19 @@ def test_search_stops_when_asked(brique_kernel: Any) -> None:
 
     result = brique_kernel.search(Brique(), Limit(time=60, stop=stop), random.Random(1))
     assert len(calls) == 4 and 0 < result.iterations
+
+
+@pytest.mark.parametrize("kernel", [True, False])
+def test_with_nothing_but_stop_a_search_runs_until_stop(brique_kernel: Any, kernel: bool) -> None:
+    """An analysis with no bound (``gtpgames-analyze`` without ``playouts``) searches until
+    the next command; a search with no bound at all has a playout budget."""
+    searcher = brique_kernel if kernel else Mcts()
+    start = time.perf_counter()
+    result = searcher.search(Brique(size=5), Limit(stop=lambda: time.perf_counter() > start + 1),
+                             random.Random(1))
+    assert result.iterations > 2 * UNBOUNDED_PLAYOUTS
+    result = searcher.search(Brique(size=5), Limit(), random.Random(1))
+    assert result.iterations == UNBOUNDED_PLAYOUTS
 
 
 # --------------------------------------------------------------------------- solver

@@ -661,9 +661,7 @@ class KernelSearcher:
         the GIL), a playout budget is shared among them, and the result adds up their root
         statistics."""
         start = time.perf_counter()
-        budget = limit.playouts
-        if budget is None and limit.time is None:
-            budget = 1000
+        budget = limit.budget
         threads = max(1, limit.threads)
         seeds = [rng.getrandbits(63) for _ in range(threads)]
         shares: list[int | None] = [
