@@ -47,9 +47,6 @@ AUTHOR = "the gtpgames authors"
 PLAYOUTS_PER_PLY = 1000
 #: ``go`` with no limit at all thinks this long (seconds).
 DEFAULT_SECONDS = 1.0
-#: ``go infinite``: a playout bound no search reaches before ``stop``.
-UNBOUNDED = 10**12
-
 
 #: The most search threads the ``threads`` option accepts.
 MAX_THREADS = 64
@@ -288,7 +285,7 @@ class UgiEngine:
         """The player's limit for a ``go``: the tightest of the bounds given."""
         stop = self._stop.is_set
         if infinite:
-            return Limit(time=None, playouts=UNBOUNDED, stop=stop)
+            return Limit(stop=stop, infinite=True)
         seconds: list[float] = []
         playouts: list[int] = []
         if "movetime" in values:

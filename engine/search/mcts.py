@@ -467,9 +467,10 @@ class MctsPlayer(Player):
 
     def limit_for(self, limit: Limit) -> Limit:
         """The limit actually searched: the level's playouts when no time or playouts are
-        given; an explicit level also caps the playouts under a time limit."""
+        given (unless the limit is ``infinite``); an explicit level also caps the playouts
+        under a time limit."""
         limit = dataclasses.replace(limit, threads=self.threads)
-        if limit.playouts is not None:
+        if limit.playouts is not None or (limit.infinite and limit.time is None):
             return limit
         if limit.time is None or self.level is not None:
             playouts = LEVELS[self.level or DEFAULT_LEVEL]
@@ -519,7 +520,8 @@ class MctsPlayer(Player):
             # the move's time includes what the solver spent (up to half of it)
             spent = time.perf_counter() - started
             limit = dataclasses.replace(limit, time=max(limit.time - spent, 0.01))
-        wait = limit.playouts is not None and limit.time is None
+        # an infinite search waits too: it would stay with the Python search to the end
+        wait = (limit.playouts is not None or limit.infinite) and limit.time is None
         searcher = self.searcher(game, wait)
         if limit.time is not None and kernel_loading():
             # another thread holds the GIL in long stretches: the clock is seen late

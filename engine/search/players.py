@@ -23,18 +23,21 @@ class Limit:
     """How much a player may think: seconds and/or playouts (``None`` means no bound), a
     ``stop`` callback that a search polls between slices (the protocol sets it so that an
     interrupt or the next command ends the search early), and how many threads it may
-    search on (a playout budget is shared among them)."""
+    search on (a playout budget is shared among them). ``infinite``: no time or playouts
+    given is meant, searching until ``stop`` says so, rather than a player's own default
+    (UGI's ``go infinite``)."""
 
     time: float | None = None
     playouts: int | None = None
     stop: Callable[[], bool] = _never
     threads: int = 1
+    infinite: bool = False
 
     @property
     def budget(self) -> int | None:
         """The playouts a search may make: ``playouts``, or :data:`UNBOUNDED_PLAYOUTS` when
         nothing else would end it (no time, no playouts, no ``stop``); with a ``stop``
-        callback alone (an analysis), ``None``: until it says stop."""
+        callback alone (an analysis, ``go infinite``), ``None``: until it says stop."""
         if self.playouts is None and self.time is None and self.stop is _never:
             return UNBOUNDED_PLAYOUTS
         return self.playouts

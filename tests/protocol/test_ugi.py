@@ -10,6 +10,7 @@ import io
 import random
 import subprocess
 import threading
+import time
 from typing import Any
 
 import pexpect
@@ -18,7 +19,9 @@ from pexpect.popen_spawn import PopenSpawn
 
 from engine.games.core import Game
 from engine.games.registry import new_game
-from engine.search.players import Limit, Player, RandomPlayer
+from engine.search.mcts import MctsPlayer
+from engine.search.players import UNBOUNDED_PLAYOUTS, Limit, Player, RandomPlayer
+from engine.search.registry import make_player
 from protocol.ugi import PLAYOUTS_PER_PLY, UgiEngine, UgiError
 from tests.protocol.test_e2e import COMMAND
 from tests.protocol.test_e2e import spawn as spawn_engine
@@ -427,6 +430,28 @@ def test_stop_ends_go_infinite() -> None:
     game.play_text("c3", "native")
     game.play_text(lines[0].split()[1], "native")
     assert player.limits[0].time is None
+
+
+def test_go_infinite_grows_a_tree_until_stop() -> None:
+    """The search bot under ``go infinite`` has no playout budget (which its compiled search
+    would spread over the whole tree, expanding no node past the root: a flat search) and
+    no level's default: it searches until ``stop``."""
+    pytest.importorskip("numba")
+    from engine.search import kernels
+
+    kernels.load("brique")  # on a cold cache a compilation: before the second of search
+    player = make_player("mcts", 1)
+    assert isinstance(player, MctsPlayer)
+    t = Transcript("brique", {"size": 5}, player=player)
+    limit = player.limit_for(t.engine.limit_for({}, True))
+    assert limit.playouts is None and limit.budget is None
+    t.send("position startpos moves c3")
+    assert t.send("go infinite") == []
+    time.sleep(1.0)
+    lines = t.send("stop")
+    assert len(lines) == 1 and lines[0].startswith("bestmove ")
+    assert player.last is not None and player.last.iterations > UNBOUNDED_PLAYOUTS
+    assert len(player.last.stats[0].pv) > 2
 
 
 def test_infinite_waits_for_stop_even_when_the_player_is_done() -> None:
