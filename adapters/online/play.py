@@ -324,7 +324,12 @@ class Hub:
         stored = await self.store.read(self.store.game, game_id)
         return None if stored is None else stored_record(stored)
 
-    def _player(self, game: LiveGame, account: Account) -> str:
+    async def _playing(self, game: LiveGame, account: Account) -> str:
+        """The colour ``account`` plays in ``game``, which must still be on (its clock looked
+        at first); under the game's lock."""
+        await self._check_flag(game)
+        if game.status != "playing":
+            raise Refused(f"game {game.id} is over", 409)
         color = game.color_of(account)
         if color is None:
             raise Refused(f"{account.name} does not play in game {game.id}", 403)
@@ -348,10 +353,7 @@ class Hub:
             raise Refused("move: expected a move of the game's GTP notation")
         game = await self._need_live(game_id)
         async with game.lock:
-            await self._check_flag(game)
-            if game.status != "playing":
-                raise Refused(f"game {game_id} is over", 409)
-            color = self._player(game, account)
+            color = await self._playing(game, account)
             if color != game.to_move:
                 raise Refused(f"not {account.name}'s turn: {game.to_move} is to move", 409)
             if ply != len(game.moves):
@@ -401,10 +403,7 @@ class Hub:
         """End the game with ``account`` losing: a resignation, or a forfeit with a reason."""
         game = await self._need_live(game_id)
         async with game.lock:
-            await self._check_flag(game)
-            if game.status != "playing":
-                raise Refused(f"game {game_id} is over", 409)
-            color = self._player(game, account)
+            color = await self._playing(game, account)
             other = "w" if color == "b" else "b"
             if reason:
                 result = Result(other, "forfeit", f"{account.name} forfeits: {reason}")
