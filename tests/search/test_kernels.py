@@ -620,6 +620,29 @@ def test_with_nothing_but_stop_a_search_runs_until_stop(brique_kernel: Any, kern
     assert result.iterations == UNBOUNDED_PLAYOUTS
 
 
+def test_an_unbounded_search_keeps_its_tree_growing(brique_kernel: Any) -> None:
+    """An analysis until the next command has no deadline to spread its expansions over: its
+    leaves expand later the fuller the tree (full, it would stop growing within a second and
+    analyse a fixed tree from then on)."""
+    from engine.search.kernels.mcts import P_EXPAND, KernelSearcher
+
+    settings = dataclasses.replace(brique_kernel.settings, max_nodes=100_000, reuse=True)
+    searcher = KernelSearcher(brique_kernel.codec, settings)
+    rooms: list[int] = []
+
+    def progress(_: Any) -> None:
+        assert searcher._last is not None
+        rooms.append(searcher._last.room)
+
+    start = time.perf_counter()
+    searcher.search(Brique(size=5), Limit(stop=lambda: time.perf_counter() > start + 1.5),
+                    random.Random(1), progress, 0.05)
+    tree = searcher._last
+    assert tree is not None and tree.room > 0
+    assert tree.params[P_EXPAND] > settings.expand_visits
+    assert len(rooms) > 10 and rooms[-1] < rooms[len(rooms) // 2]  # still growing late
+
+
 # --------------------------------------------------------------------------- solver
 
 

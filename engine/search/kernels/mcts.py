@@ -545,6 +545,11 @@ class Tree:
         return int(self.tree[7][self.top])
 
     @property
+    def capacity(self) -> int:
+        """Nodes the tree holds at most."""
+        return int(self.tree[0].shape[0])
+
+    @property
     def room(self) -> int:
         """Nodes still free."""
         return int(self.tree[0].shape[0] - self.tree[8][M_NODES])
@@ -728,6 +733,13 @@ class KernelSearcher:
                         # Expand leaves later when a tree would fill up before the deadline.
                         nodes = rate * remaining * tree.most
                         tree.params[P_EXPAND] = max(base, math.ceil(nodes / max(tree.room, 1)))
+                    elif shares[i] is None:
+                        # No end known (an analysis until the next command): the fuller the
+                        # tree, the later its leaves expand (twice the visits at half full,
+                        # four times at three quarters), so that it grows ever slower but
+                        # never stops (full, it would stop within a second or two).
+                        free = max(tree.room, 1) / tree.capacity
+                        tree.params[P_EXPAND] = max(base, math.ceil(base / free))
                 if progress is not None and time.perf_counter() >= next_report:
                     progress(self._result(game, trees, time.perf_counter() - start, done))
                     next_report = time.perf_counter() + interval
