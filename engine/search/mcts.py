@@ -33,6 +33,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -55,6 +56,14 @@ ROOT_SCAN_MAX = 20000
 SLICE = 8
 #: Length of the principal variations reported.
 PV_LENGTH = 10
+#: The most memory a tree takes, in MB, as :data:`NODE_BYTES` a node and a pointer and the
+#: move object's size for each move listed at a node for later; past it, iterations play out
+#: from the leaves they reach and nothing is added. An analysis until the next command would
+#: otherwise grow without bound (measured: Brique 7x7 260 bytes an iteration, 2.6 MB a
+#: second; Brax with four players 570 bytes, Trisq 4x4 3.2 KB).
+MAX_TREE_MB = 512
+#: A node's bytes: the object with its slots, its list of children, its place in its parent's.
+NODE_BYTES = 200
 
 
 class Node:
@@ -105,6 +114,7 @@ class Mcts(Searcher):
         reuse: bool = True,
         widen_threshold: int = WIDEN_THRESHOLD,
         policy: bool = False,
+        max_tree_mb: float = MAX_TREE_MB,
     ) -> None:
         self.exploration = exploration
         self.solver = solver
@@ -114,6 +124,9 @@ class Mcts(Searcher):
         #: first) instead of uniform ones; off until the ladder shows a gain.
         self.policy = policy
         self.widen_threshold = widen_threshold
+        self.max_bytes = int(max_tree_mb * 2**20)
+        #: The tree's estimated bytes (:data:`MAX_TREE_MB`).
+        self._bytes = 0
         self._root: Node | None = None
         self._root_key: tuple[Any, ...] = ()
         #: The root's game (its position and history), for :meth:`_find_root`.
@@ -148,6 +161,16 @@ class Mcts(Searcher):
         self._root, self._root_key, self._root_game = root, key, game.copy()
         return root
 
+    def _size(self, root: Node) -> int:
+        """The estimated bytes of the tree under ``root`` (kept from the last search), counted
+        up to :attr:`max_bytes`."""
+        size, stack = 0, [root]
+        while stack and size < self.max_bytes:
+            node = stack.pop()
+            size += NODE_BYTES + _listed_bytes(node.untried)
+            stack.extend(node.children)
+        return size
+
     @staticmethod
     def _leads_to(before: Game[Any], history: tuple[Any, ...], game: Game[Any]) -> bool:
         """Whether the moves ``history`` adds to ``before``'s history, played from
@@ -177,6 +200,7 @@ class Mcts(Searcher):
         widen = len(root_moves) > self.widen_threshold
         self._widen = widen
         root = self._find_root(game, widen)
+        self._bytes = self._size(root)
         if len(root_moves) <= ROOT_SCAN_MAX and root.proof is None:
             self._scan_root(game, root, root_moves)
         if len(root_moves) == 1 and progress is None and not root.children:
@@ -311,26 +335,30 @@ class Mcts(Searcher):
         node.children.append(child)
         if node.by_move is not None:
             node.by_move[move] = child
+        self._bytes += NODE_BYTES
         return child
 
     def _descend(
         self, game: Game[Any], node: Node, rng: random.Random
     ) -> tuple[Node, bool] | None:
         """One step down: (child, newly created); the move is played in ``game``."""
+        room = self._bytes < self.max_bytes
         if self._widen:
             if node.by_move is None:
                 node.by_move = {c.move: c for c in node.children}
-            if len(node.children) < 1 + int(WIDEN_C * math.sqrt(node.visits)):
+            if room and len(node.children) < 1 + int(WIDEN_C * math.sqrt(node.visits)):
                 move = game.random_move(rng)
                 known = node.by_move.get(move)
                 if known is None:
                     return self._new_child(game, node, move), True
-        else:
+        elif room:  # a full tree lists no more moves: a leaf stays a leaf
             if node.untried is None:
                 self._expand(game, node, rng)
             assert node.untried is not None
             if node.untried:
-                return self._new_child(game, node, node.untried.pop()), True
+                move = node.untried.pop()
+                self._bytes -= _listed_bytes([move])
+                return self._new_child(game, node, move), True
         if not node.children:
             return None
         child = self._select(node)
@@ -350,6 +378,7 @@ class Mcts(Searcher):
                     moves[i], moves[-1] = moves[-1], moves[i]
                     break
         node.untried = moves
+        self._bytes += _listed_bytes(moves)
 
     def _select(self, node: Node) -> Node:
         log_n = math.log(max(node.visits, 1))
@@ -667,6 +696,13 @@ def table_draw(game: Game[Any]) -> Callable[[SearchResult], SearchResult] | None
         return dataclasses.replace(result, best=best, stats=tuple(stats), proven="draw")
 
     return mark
+
+
+def _listed_bytes(moves: list[Any] | None) -> int:
+    """The estimated bytes of a node's list of moves not yet tried."""
+    if not moves:
+        return 0
+    return len(moves) * (8 + sys.getsizeof(moves[0]))
 
 
 def kernel_loading() -> bool:

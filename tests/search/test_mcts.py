@@ -12,7 +12,7 @@ import pytest
 from engine.games.brax import Brax
 from engine.games.core import Game
 from engine.games.registry import new_game
-from engine.search.mcts import LEVELS, Mcts, MctsPlayer
+from engine.search.mcts import LEVELS, NODE_BYTES, Mcts, MctsPlayer, Node
 from engine.search.players import Limit
 from engine.search.registry import make_player
 from protocol.server import build_engine
@@ -209,6 +209,32 @@ def test_trisq_8x8_uses_progressive_widening() -> None:
     assert search._root is not None
     assert len(search._root.children) < 40 < len(game.legal_moves())
     assert game.illegal_reason(result.best) is None
+
+
+def tree_size(node: Node) -> int:
+    return 1 + sum(tree_size(child) for child in node.children)
+
+
+@pytest.mark.parametrize("name", ["brique", "trisq"])  # full listing, progressive widening
+def test_a_tree_stops_growing_at_its_memory_bound(name: str) -> None:
+    """Past ``max_tree_mb`` an iteration plays out from the leaf it reaches and adds no node,
+    nor a list of its moves: an analysis until the next command stays in its memory."""
+    game = new_game(name, size=5)
+    search = Mcts(max_tree_mb=0.5)
+    result = search.search(game, Limit(playouts=3000), random.Random(1))
+    root = search._root
+    assert root is not None and result.iterations == 3000 and root.visits == 3000
+    nodes = tree_size(root)
+    assert min(search._size(root), search._bytes) >= search.max_bytes > nodes * NODE_BYTES
+
+    def lists(node: Node) -> int:
+        return (node.untried is not None) + sum(lists(child) for child in node.children)
+
+    listed = lists(root)
+    search.search(game, Limit(playouts=500), random.Random(2))  # the same tree, reused
+    assert tree_size(root) == nodes and lists(root) == listed and root.visits == 3500
+    unbounded = Mcts().search(game, Limit(playouts=3000), random.Random(1))
+    assert unbounded.stats != result.stats
 
 
 def test_levels_map_to_playouts() -> None:
