@@ -113,13 +113,19 @@ class LateKernel:
         return SearchResult(move, (MoveStat(move, 777, 0.5, pv=(move,)),), 777, 0.01)
 
 
-def test_an_unbounded_analysis_goes_on_with_the_kernel_once_loaded(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def with_late_kernel(monkeypatch: pytest.MonkeyPatch) -> tuple[GtpEngine, LateKernel]:
+    """A Brique 5x5 engine whose player's compiled searcher is a :class:`LateKernel`."""
     engine, session = mcts_engine("brique", size=5)
     assert isinstance(session.player, MctsPlayer)
     kernel = LateKernel(session.player)
     monkeypatch.setattr(session.player, "searcher", kernel.searcher)
+    return engine, kernel
+
+
+def test_an_unbounded_analysis_goes_on_with_the_kernel_once_loaded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    engine, kernel = with_late_kernel(monkeypatch)
     timers = [threading.Timer(0.3, kernel.ready.set), threading.Timer(0.8, engine.interrupt.set)]
     for timer in timers:
         timer.start()
@@ -136,10 +142,7 @@ def test_an_unbounded_analysis_goes_on_with_the_kernel_once_loaded(
 def test_an_analysis_bounded_by_playouts_waits_for_the_kernel(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    engine, session = mcts_engine("brique", size=5)
-    assert isinstance(session.player, MctsPlayer)
-    kernel = LateKernel(session.player)
-    monkeypatch.setattr(session.player, "searcher", kernel.searcher)
+    engine, kernel = with_late_kernel(monkeypatch)
     response = engine.handle_line("gtpgames-analyze playouts 50")
     assert kernel.waits == [True] and kernel.searched.is_set()
     assert response is not None
