@@ -15,7 +15,6 @@ next command arrives (or GoGui's ``# interrupt``); ``gtpgames-genmove_analyze`` 
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from typing import Any
 
@@ -137,21 +136,10 @@ class Analysis:
                interval: float) -> SearchResult:
         """Search with the compiled kernel where there is one. Bounded by playouts, the
         analysis waits for it to load (a reproducible result, as ``genmove`` gives); unbounded,
-        it starts at once with whichever search is ready and, if that is the Python search
-        while the kernel loads (a cold cache compiles it for seconds), goes on with the kernel
-        from a new tree as soon as it is ready."""
+        it starts at once with whichever search is ready, and the kernel takes over once it
+        has loaded (:meth:`MctsPlayer.run`)."""
         searcher = player.searcher(game, wait=limit.playouts is not None)
-        if limit.playouts is None and searcher is player.mcts:
-
-            def kernel_ready() -> bool:
-                return player.searcher(game) is not player.mcts
-
-            until_ready = dataclasses.replace(limit, stop=lambda: limit.stop() or kernel_ready())
-            result = searcher.search(game, until_ready, player.rng, report, interval)
-            if limit.stop() or not kernel_ready():
-                return result
-            searcher = player.searcher(game)
-        return searcher.search(game, limit, player.rng, report, interval)
+        return player.run(searcher, game, limit, report, interval)
 
     def genmove_analyze(self, args: tuple[str, ...]) -> str:
         arg.count(args, 1, 2, usage="gtpgames-genmove_analyze COLOR [INTERVAL]")

@@ -64,6 +64,9 @@ PV_LENGTH = 10
 MAX_TREE_MB = 512
 #: A node's bytes: the object with its slots, its list of children, its place in its parent's.
 NODE_BYTES = 200
+#: The least of a move's time left for which the kernel, ready during the move, takes over
+#: from the Python search.
+SWITCH_SECONDS = 0.05
 
 
 class Node:
@@ -562,11 +565,42 @@ class MctsPlayer(Player):
             def report(result: SearchResult) -> None:
                 progress(mark(result))
 
-        result = searcher.search(game, limit, self.rng, report, interval)
+        result = self.run(searcher, game, limit, report, interval)
         if mark is not None:
             result = mark(result)
         self.last = result
         return result
+
+    def run(
+        self,
+        searcher: Searcher,
+        game: Game[Any],
+        limit: Limit,
+        progress: Progress | None = None,
+        interval: float = 0.5,
+    ) -> SearchResult:
+        """``searcher``'s search of ``game``. When that is the Python search because the
+        game's kernel is still loading (the first timed moves or analysis of a process; with
+        an empty cache, seconds of compiling) and no playout budget binds it, only until the
+        kernel is ready: the kernel then searches what is left of the limit, from a new tree
+        (the Python search's result stands if it proved the position)."""
+        if searcher is not self.mcts or not self.kernel or limit.playouts is not None:
+            return searcher.search(game, limit, self.rng, progress, interval)
+
+        def ready() -> bool:
+            return self.searcher(game) is not self.mcts
+
+        started = time.perf_counter()
+        until_ready = dataclasses.replace(limit, stop=lambda: limit.stop() or ready())
+        first = searcher.search(game, until_ready, self.rng, progress, interval)
+        if first.proven is not None or limit.stop() or not ready():
+            return first
+        if limit.time is not None:
+            left = limit.time - (time.perf_counter() - started)
+            if left < SWITCH_SECONDS:
+                return first
+            limit = dataclasses.replace(limit, time=left)
+        return self.searcher(game).search(game, limit, self.rng, progress, interval)
 
     def proven(self, game: Game[Any], limit: Limit) -> SearchResult | None:
         """A proven winning move of ``game`` as a search result: from the opening book, or

@@ -99,6 +99,7 @@ class LateKernel:
         self.ready = threading.Event()
         self.searched = threading.Event()
         self.waits: list[bool] = []
+        self.limits: list[Limit] = []
 
     def searcher(self, game: Any, wait: bool = False) -> Any:
         self.waits.append(wait)
@@ -107,8 +108,12 @@ class LateKernel:
     def search(self, game: Any, limit: Limit, rng: Any, progress: Any = None,
                interval: float = 0.5) -> SearchResult:
         self.searched.set()
+        self.limits.append(limit)
         move = game.legal_moves()[0]
+        start = time.perf_counter()
         while limit.playouts is None and not limit.stop():
+            if limit.time is not None and time.perf_counter() > start + limit.time:
+                break
             time.sleep(0.01)
         return SearchResult(move, (MoveStat(move, 777, 0.5, pv=(move,)),), 777, 0.01)
 

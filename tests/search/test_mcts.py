@@ -5,6 +5,7 @@ huge branching is widened, and the mcts player plays legal moves in every game o
 from __future__ import annotations
 
 import random
+import threading
 from typing import Any
 
 import pytest
@@ -235,6 +236,24 @@ def test_a_tree_stops_growing_at_its_memory_bound(name: str) -> None:
     assert tree_size(root) == nodes and lists(root) == listed and root.visits == 3500
     unbounded = Mcts().search(game, Limit(playouts=3000), random.Random(1))
     assert unbounded.stats != result.stats
+
+
+def test_a_timed_move_goes_on_with_the_kernel_once_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first timed moves of a process are searched in Python while the kernel loads; the
+    kernel, once ready, searches what is left of the move."""
+    from tests.protocol.test_analysis import LateKernel
+
+    player = MctsPlayer(random.Random(1))
+    kernel = LateKernel(player)
+    monkeypatch.setattr(player, "searcher", kernel.searcher)
+    timer = threading.Timer(0.3, kernel.ready.set)
+    timer.start()
+    result = player.search(new_game("brique", size=5), Limit(time=1.0))
+    timer.join()
+    assert result.iterations == 777  # the kernel's
+    assert len(kernel.limits) == 1
+    left = kernel.limits[0].time
+    assert left is not None and 0 < left < 0.75
 
 
 def test_levels_map_to_playouts() -> None:
