@@ -199,7 +199,8 @@ def _load_quietly(name: str) -> None:
 #: own is 5 ms. A load from the cache gives the GIL up on each of its thousands of file reads
 #: (importing numba, reading the cache) and waits for it again: beside a Python search, which
 #: keeps it for the whole interval, that wait is the whole interval. Loading Brique's kernel
-#: from the cache took 25 s instead of 1 s, Trisq's 22 s; with 0.1 ms, about 2 s each.
+#: from the cache took 25 s instead of 1 s (Trisq's: 22 s even with the search yielding the
+#: GIL after every iteration); with 0.1 ms, about 2 s each.
 LOADING_SWITCH_INTERVAL = 1e-4
 
 _sharing = 0
