@@ -439,7 +439,7 @@ def test_go_infinite_grows_a_tree_until_stop() -> None:
     pytest.importorskip("numba")
     from engine.search import kernels
 
-    kernels.load("brique")  # on a cold cache a compilation: before the second of search
+    kernels.load("brique")  # on a cold cache a compilation: before the half second of search
     player = make_player("mcts", 1)
     assert isinstance(player, MctsPlayer)
     t = Transcript("brique", {"size": 5}, player=player)
@@ -447,7 +447,7 @@ def test_go_infinite_grows_a_tree_until_stop() -> None:
     assert limit.playouts is None and limit.budget is None
     t.send("position startpos moves c3")
     assert t.send("go infinite") == []
-    time.sleep(1.0)
+    time.sleep(0.5)
     lines = t.send("stop")
     assert len(lines) == 1 and lines[0].startswith("bestmove ")
     assert player.last is not None and player.last.iterations > UNBOUNDED_PLAYOUTS

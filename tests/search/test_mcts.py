@@ -246,14 +246,14 @@ def test_a_timed_move_goes_on_with_the_kernel_once_loaded(monkeypatch: pytest.Mo
     player = MctsPlayer(random.Random(1))
     kernel = LateKernel(player)
     monkeypatch.setattr(player, "searcher", kernel.searcher)
-    timer = threading.Timer(0.3, kernel.ready.set)
+    timer = threading.Timer(0.2, kernel.ready.set)
     timer.start()
-    result = player.search(new_game("brique", size=5), Limit(time=1.0))
+    result = player.search(new_game("brique", size=5), Limit(time=0.6))
     timer.join()
     assert result.iterations == 777  # the kernel's
     assert len(kernel.limits) == 1
     left = kernel.limits[0].time
-    assert left is not None and 0 < left < 0.75
+    assert left is not None and 0 < left < 0.45
 
 
 def test_levels_map_to_playouts() -> None:
