@@ -44,7 +44,7 @@ from engine.search.kernels.rt import (
     finish,
     i64,
     inline,
-    jit,
+    kernel,
     r_init,
     r_key,
     r_legal,
@@ -271,7 +271,7 @@ def _child_threshold(th_mine: Any, first_v: Any, second_v: Any, eps: float) -> A
     return min(th_mine, max(first_v + 1, grow))
 
 
-@jit
+@kernel
 def search(
     t: Any, root: Any, attacker: int, table: Any, frames: Any, meta: Any, eps: float,
     budget: int, stop: Any, busy: Any,
@@ -302,7 +302,7 @@ def search(
     # a new frame is expanded at the top of the loop: one call of _expand to compile
     fresh = meta[M_SP] < 0
     if fresh:
-        states[0, :] = root
+        copy_into(states[0], root)
         nh[0] = state_hash(t, root, keyed)
         thpn[0] = INF - 1
         thdn[0] = INF - 1
@@ -449,7 +449,7 @@ def search(
             meta[M_MAXDEPTH] = e
 
 
-@jit
+@kernel
 def rules(t: Any, s: Any, w: Any, out: Any, op: int, move: int) -> int:
     """The rules one at a time for the Python driver: ``op`` 0 writes the legal moves to
     ``out`` and returns their number, 1 plays ``move``, 2 returns the result so far (as
