@@ -175,7 +175,7 @@ class Solver:
         #: a game without draws: one table entry serves both attackers (dfpn.M_DRAWLESS)
         self.drawless = game.name in DRAWLESS
         if game.outcome() is None:  # load (or compile) the search now, not in a timed solve
-            with kernels.compiling(game):
+            with kernels.compiling(game, solver=True):
                 dfpn.search(self.tables, root, 0, self.table, self.frames[0],
                             dfpn.new_meta(), eps, 0, self.stop, self.busy)
 

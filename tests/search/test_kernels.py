@@ -260,6 +260,43 @@ def test_a_game_compiles_in_one_place_at_a_time(capfd: pytest.CaptureFixture[str
         kernels.unload("brique")
 
 
+def test_the_solver_compiles_under_a_lock_of_its_own(capfd: pytest.CaptureFixture[str]) -> None:
+    """While another process holds a game's solver lock (compiling its solver), loading the
+    game's kernel goes on at once, and building a solver waits for it, saying so."""
+    import fcntl
+    import threading
+
+    from engine.search import kernels
+    from engine.search.solve import Solver
+
+    kernels.wait("brique")
+    Solver(Brique(size=3), memory_mb=4)  # compiled (or read from the cache) before the lock
+    kernels.unload("brique")
+    done: list[str] = []
+    try:
+        with open(kernels.cache_dir() / "brique-solver.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            loader = threading.Thread(
+                target=lambda: (kernels.load("brique"), done.append("kernel")), daemon=True)
+            loader.start()
+            loader.join(60.0)
+            assert done == ["kernel"]
+            builder = threading.Thread(
+                target=lambda: (Solver(Brique(size=3), memory_mb=4), done.append("solver")),
+                daemon=True)
+            builder.start()
+            builder.join(1.0)
+            assert builder.is_alive() and done == ["kernel"]
+            err = capfd.readouterr().err
+            assert "gtpgames: waiting for another compilation of the Brique solver" in err
+            assert "Brique kernels" not in err
+            fcntl.flock(lock, fcntl.LOCK_UN)
+        builder.join(60.0)
+        assert done == ["kernel", "solver"]
+    finally:
+        kernels.unload("brique")
+
+
 def test_a_wait_for_another_thread_of_this_process_says_nothing() -> None:
     """A background load in this process holding a game's compile lock (the solver of a timed
     move waiting for the kernel, say) is waited for without the message meant for another

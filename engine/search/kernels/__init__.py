@@ -175,15 +175,19 @@ def load(name: str) -> KernelSearcher:
     return searcher
 
 
-def compiling(game: Game[Any]) -> contextlib.AbstractContextManager[None]:
-    """:func:`engine.search.kernels.cache.compile_lock` for ``game``'s kernels, saying on
-    stderr when it waits for another process (or thread) that compiles them."""
+def compiling(game: Game[Any], solver: bool = False) -> contextlib.AbstractContextManager[None]:
+    """:func:`engine.search.kernels.cache.compile_lock` for ``game``'s kernels (its rules and
+    search loop), or with ``solver`` for its solver's search, which has a lock of its own: a
+    process loading the kernels never waits for another that compiles the solver (about as
+    long as the kernels). Says on stderr when it waits for another process."""
+    what, name = (("solver (it", f"{game.name}-solver") if solver
+                  else ("kernels (they", game.name))
 
     def waiting() -> None:
-        print(f"gtpgames: waiting for another compilation of the {game.title} kernels "
-              "(they will then load from the cache)", file=sys.stderr, flush=True)
+        print(f"gtpgames: waiting for another compilation of the {game.title} {what} will "
+              "then load from the cache)", file=sys.stderr, flush=True)
 
-    return compile_lock(game.name, waiting)
+    return compile_lock(name, waiting)
 
 
 def _load_quietly(name: str) -> None:
