@@ -347,6 +347,18 @@ def probe(
     return r_winner(t, s)
 
 
+@kernel
+def steps(t: Any, s: Any, w: Any, out: Any, op: int, move: int) -> int:
+    """The legal steps and the step, for completing a move of a game whose turns take several
+    steps (:meth:`KernelSearcher._complete`): ``op`` 0 writes the legal moves to ``out`` and
+    returns their number, 1 plays ``move``. Apart from :func:`probe`, which compiles the
+    playout again inside it (1.5 s of CPU on Trisq) for the tests and tools that call it."""
+    if op == 0:
+        return r_legal(t, s, out)
+    r_play(t, s, w, move)
+    return 0
+
+
 @dataclasses.dataclass(frozen=True)
 class Settings:
     """Search parameters of the kernels (see the ``P_*`` slots)."""
@@ -847,25 +859,26 @@ class KernelSearcher:
         """The root ``game``'s move that starts with the steps ``codes``, completed with the
         first legal step each time (the array rules' order)."""
         s = tree.root.copy()
-        _s, w, out, rec = tree.scratch[:4]
-        rng = new_rng(0)
+        _s, w, out = tree.scratch[:3]
         for code in codes:
-            probe(tree.tables, s, w, out, rng, rec, 1, code, 0)
+            steps(tree.tables, s, w, out, 1, code)
         while True:
-            probe(tree.tables, s, w, out, rng, rec, 0, 0, 0)
+            steps(tree.tables, s, w, out, 0, 0)
             codes = codes + [int(out[0])]
             move = self.codec.assemble(game, codes)
             if move is not None:
                 return move
-            probe(tree.tables, s, w, out, rng, rec, 1, codes[-1], 0)
+            steps(tree.tables, s, w, out, 1, codes[-1])
 
     def warm(self, game: Game[Any], *, rules: bool = False) -> None:
         """Compile (or load from the cache) what a search of ``game`` runs; with ``rules``,
         also :func:`probe`, the rules one at a time that tests and tools call."""
         tree = Tree(self.codec, game, Settings(max_nodes=4096), 1)
         tree.run(2)
-        if self.codec.multistep or rules:
-            _s, w, out, rec = tree.scratch[:4]
+        _s, w, out, rec = tree.scratch[:4]
+        if self.codec.multistep:
+            steps(tree.tables, tree.root.copy(), w, out, 0, 0)
+        if rules:
             probe(tree.tables, tree.root.copy(), w, out, tree.rng, rec, 0, 0, 0)
 
 
