@@ -77,7 +77,8 @@ def configure() -> None:
 @contextlib.contextmanager
 def compile_lock(name: str, waiting: Callable[[], None] | None = None) -> Iterator[None]:
     """Hold, across processes, the right to compile (or read from the cache) the kernels of
-    game ``name``: an exclusive lock on a file of :func:`cache_dir`. Two engines started
+    game ``name`` (or, for ``GAME-solver``, that game's solver): an exclusive lock on a file of
+    :func:`cache_dir`. Two engines started
     together on a cold cache (a match, gogui-twogtp, a test run) would otherwise both compile
     the same functions; the second waits here, then reads them from the cache in a fraction
     of a second. ``waiting`` is called once if another process holds the lock, before

@@ -352,7 +352,8 @@ def steps(t: Any, s: Any, w: Any, out: Any, op: int, move: int) -> int:
     """The legal steps and the step, for completing a move of a game whose turns take several
     steps (:meth:`KernelSearcher._complete`): ``op`` 0 writes the legal moves to ``out`` and
     returns their number, 1 plays ``move``. Apart from :func:`probe`, which compiles the
-    playout again inside it (1.5 s of CPU on Trisq) for the tests and tools that call it."""
+    playout again inside it (on Trisq 0.85 s of CPU against 0.3 s), for the tests and tools
+    that call it."""
     if op == 0:
         return r_legal(t, s, out)
     r_play(t, s, w, move)
