@@ -22,12 +22,14 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
 # set in many containers), each of them would compile the sources again: about 0.15 s of CPU
 # a process, a third of a default run's time. Their bytecode is written once here instead
 # (compileall leaves files whose bytecode is up to date alone; a read-only tree only loses
-# the saving).
+# the saving), and so is pytest's of the test modules with their asserts rewritten (8 s of
+# each run's collection), which it writes only where imports write bytecode.
 if sys.dont_write_bytecode:
     import compileall
 
     for _package in ("engine", "protocol", "adapters", "gtpgames", "tests"):
         compileall.compile_dir(ROOT / _package, quiet=2)
+    sys.dont_write_bytecode = False
 
 
 # A run of many tests (the default run, CI) compiles the search kernels and the solvers of all
