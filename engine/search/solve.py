@@ -131,53 +131,56 @@ class Solver:
 
         if game.name not in kernels.KERNELS:
             raise ValueError(f"{game.title} has no compiled rules to solve with")
-        module_name, _, codec_name = kernels.KERNELS[game.name].partition(":")
-        with kernels.compiling(game):  # importing compiles a game's helpers of fixed types
-            codec = getattr(kernels.import_module(module_name), codec_name)()
-            dfpn = kernels.import_module("engine.search.kernels.dfpn")
-        if not codec.supports(game):
-            raise ValueError(f"the compiled rules of {game.title} do not cover these options")
+        # one notice on stderr if anything compiles (the helpers the import compiles, the
+        # rules and the search), none when everything comes from the cache
+        with kernels.telling_compiles(game.title, what="solver"):
+            module_name, _, codec_name = kernels.KERNELS[game.name].partition(":")
+            with kernels.compiling(game):  # importing compiles a game's helpers of fixed types
+                codec = getattr(kernels.import_module(module_name), codec_name)()
+                dfpn = kernels.import_module("engine.search.kernels.dfpn")
+            if not codec.supports(game):
+                raise ValueError(f"the compiled rules of {game.title} do not cover these options")
 
-        self.dfpn = dfpn
-        self.codec = codec
-        self.game = game.copy()
-        self.tables = codec.tables(game)
-        codes, most, work = codec.sizes(game)
-        depth = max_depth if max_depth is not None else min(2 * codes + 8, 600)
-        self.depth = depth
-        self.padded = game.name in PADDED
-        root = self.state(game)
-        budget = int(memory_mb * 1024 * 1024)
-        # room for longer records of earlier positions at later roots
-        length = root.shape[0] + (256 if self.padded else 0)
-        if threads < 1:
-            raise ValueError(f"threads must be at least 1, not {threads}")
-        self.threads = threads
-        stack = threads * dfpn.frame_bytes(depth, most, length, root.dtype.itemsize, work)
-        if stack + dfpn.ENTRY_BYTES * dfpn.BUCKET > budget:
-            raise ValueError(
-                f"--memory {memory_mb:g} MB is too small: the search stack alone takes "
-                f"{stack / 2**20:.1f} MB")
-        entries = (budget - stack) // dfpn.ENTRY_BYTES
-        self.table = dfpn.new_table(entries)
-        self.frames = [dfpn.new_frames(depth, most, root, work) for _ in range(threads)]
-        self.stop, self.busy = dfpn.new_shared(threads)
-        self.most = most
-        self.work = work
-        self.eps = eps
-        self.nodes = 0
-        #: The nodes each thread expanded (their sum is ``nodes``).
-        self.thread_nodes = [0] * threads
-        self.depth_hit = False
-        self.decider = 0
-        self.memory_mb = memory_mb
-        self.threats = game.name in THREATS if threats is None else threats
-        #: a game without draws: one table entry serves both attackers (dfpn.M_DRAWLESS)
-        self.drawless = game.name in DRAWLESS
-        if game.outcome() is None:  # load (or compile) the search now, not in a timed solve
-            with kernels.compiling(game, solver=True):
-                dfpn.search(self.tables, root, 0, self.table, self.frames[0],
-                            dfpn.new_meta(), eps, 0, self.stop, self.busy)
+            self.dfpn = dfpn
+            self.codec = codec
+            self.game = game.copy()
+            self.tables = codec.tables(game)
+            codes, most, work = codec.sizes(game)
+            depth = max_depth if max_depth is not None else min(2 * codes + 8, 600)
+            self.depth = depth
+            self.padded = game.name in PADDED
+            root = self.state(game)
+            budget = int(memory_mb * 1024 * 1024)
+            # room for longer records of earlier positions at later roots
+            length = root.shape[0] + (256 if self.padded else 0)
+            if threads < 1:
+                raise ValueError(f"threads must be at least 1, not {threads}")
+            self.threads = threads
+            stack = threads * dfpn.frame_bytes(depth, most, length, root.dtype.itemsize, work)
+            if stack + dfpn.ENTRY_BYTES * dfpn.BUCKET > budget:
+                raise ValueError(
+                    f"--memory {memory_mb:g} MB is too small: the search stack alone takes "
+                    f"{stack / 2**20:.1f} MB")
+            entries = (budget - stack) // dfpn.ENTRY_BYTES
+            self.table = dfpn.new_table(entries)
+            self.frames = [dfpn.new_frames(depth, most, root, work) for _ in range(threads)]
+            self.stop, self.busy = dfpn.new_shared(threads)
+            self.most = most
+            self.work = work
+            self.eps = eps
+            self.nodes = 0
+            #: The nodes each thread expanded (their sum is ``nodes``).
+            self.thread_nodes = [0] * threads
+            self.depth_hit = False
+            self.decider = 0
+            self.memory_mb = memory_mb
+            self.threats = game.name in THREATS if threats is None else threats
+            #: a game without draws: one table entry serves both attackers (dfpn.M_DRAWLESS)
+            self.drawless = game.name in DRAWLESS
+            if game.outcome() is None:  # load (or compile) the search now, not in a timed solve
+                with kernels.compiling(game, solver=True):
+                    dfpn.search(self.tables, root, 0, self.table, self.frames[0],
+                                dfpn.new_meta(), eps, 0, self.stop, self.busy)
 
     # ------------------------------------------------------------------------- sizes
 

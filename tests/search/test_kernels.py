@@ -148,6 +148,23 @@ def test_a_cold_load_says_it_compiles_on_stderr_only(tmp_path: Any) -> None:
 
 
 @pytest.mark.slow
+def test_a_cold_solve_says_it_compiles_on_stderr_only(tmp_path: Any) -> None:
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    env.pop("GTPGAMES_NUMBA_ROOT", None)
+    command = [sys.executable, "-m", "gtpgames", "solve", "brique", "--size", "3", "--option",
+               "pie=off"]
+    cold = subprocess.run(command, capture_output=True, text=True, check=True, env=env)
+    assert cold.stdout.startswith("Black to move: win\n")
+    assert re.fullmatch(
+        r"gtpgames: compiling the Brique solver \(once: later runs load it from the cache\)\n"
+        r"gtpgames: the Brique solver compiled in \d+\.\d s\n",
+        cold.stderr,
+    )
+    warm = subprocess.run(command, capture_output=True, text=True, check=True, env=env)
+    assert warm.stdout.startswith("Black to move: win\n") and warm.stderr == ""
+
+
+@pytest.mark.slow
 def test_warmup_in_parallel_leaves_a_warm_cache_for_each_game(tmp_path: Any) -> None:
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
     env.pop("GTPGAMES_NUMBA_ROOT", None)

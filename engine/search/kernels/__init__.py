@@ -64,9 +64,10 @@ load_seconds: dict[str, float] = {}
 class _Compiling:
     """One kernel load on one thread: whether numba compiled anything yet, and since when."""
 
-    def __init__(self, title: str, out: TextIO | None) -> None:
+    def __init__(self, title: str, out: TextIO | None, what: str) -> None:
         self.title = title
         self.out = out
+        self.what = what
         self.since: float | None = None
 
     def say(self, text: str) -> None:
@@ -75,13 +76,13 @@ class _Compiling:
     def started(self) -> None:
         if self.since is None:
             self.since = time.perf_counter()
-            self.say(f"compiling the {self.title} search kernel (once: later runs load it "
+            self.say(f"compiling the {self.title} {self.what} (once: later runs load it "
                      "from the cache)")
 
     def ended(self) -> None:
         if self.since is not None:
             seconds = time.perf_counter() - self.since
-            self.say(f"the {self.title} search kernel compiled in {seconds:.1f} s")
+            self.say(f"the {self.title} {self.what} compiled in {seconds:.1f} s")
 
 
 _compiling = threading.local()
@@ -107,6 +108,7 @@ def _listen() -> None:
     with _import_lock:
         if _listening:
             return
+        configure()
         from numba.core import event
 
         class Listener(event.Listener):
@@ -124,13 +126,15 @@ def _listen() -> None:
 
 
 @contextlib.contextmanager
-def telling_compiles(title: str, out: TextIO | None = None) -> Iterator[None]:
+def telling_compiles(
+    title: str, out: TextIO | None = None, what: str = "search kernel"
+) -> Iterator[None]:
     """Within the block, on this thread: the first compilation by numba prints
-    ``gtpgames: compiling the <title> search kernel ...`` and the end of the block
-    ``gtpgames: the <title> search kernel compiled in <seconds> s``, on ``out`` (default:
+    ``gtpgames: compiling the <title> <what> ...`` and the end of the block
+    ``gtpgames: the <title> <what> compiled in <seconds> s``, on ``out`` (default:
     stderr, never stdout); nothing when everything comes from the cache. Imports numba."""
     _listen()
-    job = _Compiling(title, out)
+    job = _Compiling(title, out, what)
     outer = getattr(_compiling, "job", None)
     _compiling.job = job
     try:
