@@ -194,7 +194,13 @@ def test_warmup_solver_compiles_the_solver_too(tmp_path: Any) -> None:
     assert not solver_cached()
     done = subprocess.run([*command, "--solver"], capture_output=True, text=True, check=True,
                           env=env)
-    assert done.stderr == "" and solver_cached()  # the search kernel came from the cache
+    # the search kernel came from the cache; the solver's compile is told
+    assert solver_cached()
+    assert re.fullmatch(
+        r"gtpgames: compiling the Brique solver \(.*\)\n"
+        r"gtpgames: the Brique solver compiled in \d+\.\d s\n",
+        done.stderr,
+    )
 
 
 def waiting_for_the_lock(x: int) -> int:
