@@ -184,14 +184,14 @@ def compiling(game: Game[Any], solver: bool = False) -> contextlib.AbstractConte
     search loop), or with ``solver`` for its solver's search, which has a lock of its own: a
     process loading the kernels never waits for another that compiles the solver (about as
     long as the kernels). Says on stderr when it waits for another process."""
-    what = (f"the {game.title} solver (it will" if solver
-            else f"the {game.title} kernels (they will")
+    name, what, it = ((f"{game.name}-solver", "solver", "it") if solver
+                      else (game.name, "kernels", "they"))
 
     def waiting() -> None:
-        print(f"gtpgames: waiting for another compilation of {what} then load from the cache)",
-              file=sys.stderr, flush=True)
+        print(f"gtpgames: waiting for another compilation of the {game.title} {what} ({it} "
+              "will then load from the cache)", file=sys.stderr, flush=True)
 
-    return compile_lock(f"{game.name}-solver" if solver else game.name, waiting)
+    return compile_lock(name, waiting)
 
 
 def _load_quietly(name: str) -> None:
