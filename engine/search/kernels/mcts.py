@@ -36,6 +36,7 @@ import numpy as np
 
 from engine.games.core import Game
 from engine.search.base import MoveStat, Progress, Proof, SearchResult, pauses_collector
+from engine.search.kernels.dfpn import rules as one_rule
 from engine.search.kernels.rt import (
     copy_into,
     i64,
@@ -345,19 +346,6 @@ def probe(
     if op == 2:
         return r_playout(t, s, w, rng, rec, knowledge)
     return r_winner(t, s)
-
-
-@kernel
-def steps(t: Any, s: Any, w: Any, out: Any, op: int, move: int) -> int:
-    """The legal steps and the step, for completing a move of a game whose turns take several
-    steps (:meth:`KernelSearcher._complete`): ``op`` 0 writes the legal moves to ``out`` and
-    returns their number, 1 plays ``move``. Apart from :func:`probe`, which compiles the
-    playout again inside it (on Trisq 0.85 s of CPU against 0.3 s), for the tests and tools
-    that call it."""
-    if op == 0:
-        return r_legal(t, s, out)
-    r_play(t, s, w, move)
-    return 0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -858,18 +846,20 @@ class KernelSearcher:
 
     def _complete(self, game: Game[Any], tree: Tree, codes: list[int]) -> Any:
         """The root ``game``'s move that starts with the steps ``codes``, completed with the
-        first legal step each time (the array rules' order)."""
+        first legal step each time (the array rules' order), through the solver's rules one
+        at a time (:func:`engine.search.kernels.dfpn.rules`), not :func:`probe`, which would
+        compile the playout once more inside it."""
         s = tree.root.copy()
         _s, w, out = tree.scratch[:3]
         for code in codes:
-            steps(tree.tables, s, w, out, 1, code)
+            one_rule(tree.tables, s, w, out, 1, code)
         while True:
-            steps(tree.tables, s, w, out, 0, 0)
+            one_rule(tree.tables, s, w, out, 0, 0)
             codes = codes + [int(out[0])]
             move = self.codec.assemble(game, codes)
             if move is not None:
                 return move
-            steps(tree.tables, s, w, out, 1, codes[-1])
+            one_rule(tree.tables, s, w, out, 1, codes[-1])
 
     def warm(self, game: Game[Any], *, rules: bool = False) -> None:
         """Compile (or load from the cache) what a search of ``game`` runs; with ``rules``,
@@ -878,7 +868,7 @@ class KernelSearcher:
         tree.run(2)
         _s, w, out, rec = tree.scratch[:4]
         if self.codec.multistep:
-            steps(tree.tables, tree.root.copy(), w, out, 0, 0)
+            one_rule(tree.tables, tree.root.copy(), w, out, 0, 0)
         if rules:
             probe(tree.tables, tree.root.copy(), w, out, tree.rng, rec, 0, 0, 0)
 
