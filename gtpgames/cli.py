@@ -526,8 +526,9 @@ def solve(
                 _fail(f"cannot write the checkpoint: {error}")
     side = the_game.player_name(the_game.to_move)
     typer.echo(f"{side} to move: {found.value}")
+    if found.source is not None:
+        typer.echo(f"from: {found.source}")
     if found.plies is not None:
-        typer.echo("from: the table of Brax endings")
         if found.value != "draw":
             typer.echo(f"plies to the deciding capture: {found.plies}")
     typer.echo(f"nodes: {found.nodes}")

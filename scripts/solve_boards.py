@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engine.games.core import Game  # noqa: E402
 from engine.games.registry import new_game  # noqa: E402
 from engine.search import endings as brax_endings  # noqa: E402
-from engine.search.solve import Solver  # noqa: E402
+from engine.search.solve import PIE_SOURCE, Solver  # noqa: E402
 
 BOARDS: list[tuple[str, dict[str, Any]]] = [
     ("brique", {"size": 3, "pie": False}),
@@ -37,6 +37,7 @@ BOARDS: list[tuple[str, dict[str, Any]]] = [
     ("brique", {"size": 5, "pie": False}),
     ("brique", {"size": 5, "pie": True}),
     ("brique", {"size": 6, "pie": False}),
+    ("brique", {"size": 6, "pie": True}),
     ("flicker", {"size": 3, "pie": False}),
     ("flicker", {"size": 3, "pie": True}),
     ("flicker", {"size": 4, "pie": False}),
@@ -44,6 +45,10 @@ BOARDS: list[tuple[str, dict[str, Any]]] = [
     ("flicker", {"size": 5, "pie": False}),
     ("trisq", {"size": 4}),
 ]
+
+#: Boards with the pie rule up to this size are searched all the same, not decided by the pie
+#: rule (Solver.pie_value), so that their maps check it.
+SEARCH_PIE_UP_TO = 5
 
 OPPOSITE = {"win": "loss", "loss": "win", "draw": "draw", "unknown": "unknown"}
 
@@ -57,13 +62,15 @@ def label(name: str, options: dict[str, Any]) -> str:
 
 def first_moves(
     solver: Solver, game: Game[Any], budget: float, first: list[str] | None = None,
-) -> tuple[dict[str, str], float, int]:
+) -> tuple[dict[str, str], float, int, int]:
     """The value of each first move for the player who makes it (at most ``budget`` seconds
     each and three budgets in all: the rest are not decided), the moves ``first`` (those
-    the solve of the board listed as winning) before the others."""
+    the solve of the board listed as winning) before the others; the seconds and nodes of
+    their solves, and how many the pie rule decided without a search."""
     values: dict[str, str] = {}
     start = time.monotonic()
     nodes = 0
+    argued = 0
     legal = game.legal_moves()
     ahead = [move for move in legal if game.format_move(move) in (first or [])]
     for move in ahead + [move for move in legal if move not in ahead]:
@@ -78,10 +85,11 @@ def first_moves(
             continue
         found = solver.solve(after, seconds=budget)
         nodes += found.nodes
+        argued += found.source == PIE_SOURCE
         same = after.to_move == game.to_move
         values[token] = found.value if same else OPPOSITE[found.value]
     in_order = {game.format_move(move): values[game.format_move(move)] for move in legal}
-    return in_order, time.monotonic() - start, nodes
+    return in_order, time.monotonic() - start, nodes, argued
 
 
 #: The mark of each value in the maps of first moves.
@@ -114,7 +122,8 @@ def solve_board(
     """The lines of a board's section, its opening book entries and the value of each first
     move (``images`` is where the page finds the map's picture)."""
     game = new_game(name, **options)
-    solver = Solver(game, memory_mb=memory, threads=threads)
+    solver = Solver(game, memory_mb=memory, threads=threads,
+                    pie=options.get("size", 0) > SEARCH_PIE_UP_TO)
 
     def read_tables() -> None:
         for path in tables:  # a table saved by `gtpgames solve --checkpoint` for this board
@@ -130,8 +139,12 @@ def solve_board(
     found = solver.solve(game, seconds=budget, all_moves=True)
     lines = [f"### {label(name, options)}", ""]
     mover = game.player_name(game.to_move)
-    lines.append(f"- empty board: **{found.value}** for {mover} (the first player), "
-                 f"{found.nodes:,} nodes, {found.seconds:.1f} s")
+    if found.source == PIE_SOURCE:
+        lines.append(f"- empty board: **{found.value}** for {mover} (the first player), "
+                     "by the pie rule (no search)")
+    else:
+        lines.append(f"- empty board: **{found.value}** for {mover} (the first player), "
+                     f"{found.nodes:,} nodes, {found.seconds:.1f} s")
     book: list[dict[str, Any]] = []
     if found.value in ("win", "loss", "draw"):
         book.append({"options": options, "position": game.position_string(),
@@ -146,7 +159,7 @@ def solve_board(
     # tables given, those of other solves), not from the entries the board's solve wrote
     solver.clear()
     read_tables()
-    values, seconds, nodes = first_moves(solver, game, budget, found.winning)
+    values, seconds, nodes, argued = first_moves(solver, game, budget, found.winning)
     for token in found.winning or []:
         if values[token] not in ("win", "unknown"):
             raise SystemExit(f"{label(name, options)}: {token} listed as winning, "
@@ -160,8 +173,12 @@ def solve_board(
                      "the position after it)")
         book[0]["moves"] = won
     decided = sum(v != "unknown" for v in values.values())
-    lines.append(f"- first moves decided: {decided} of {len(values)} "
-                 f"({nodes:,} nodes, {seconds:.1f} s)")
+    if argued == len(values):
+        lines.append(f"- first moves decided: {decided} of {len(values)}, by the pie rule "
+                     "(no search)")
+    else:
+        lines.append(f"- first moves decided: {decided} of {len(values)} "
+                     f"({nodes:,} nodes, {seconds:.1f} s)")
     if name == "trisq":
         won = sorted(t for t, v in values.items() if v == "win")
         lines.append(f"- winning first placements: {' '.join(won) or '(none)'}")
@@ -179,9 +196,10 @@ def solve_board(
         if reply.value == "win" and reply.winning:
             book.append({"options": options, "position": after.position_string(),
                          "value": "win", "moves": reply.winning})
-    lines.append(f"- table: {solver.entries:,} entries, "
-                 f"{solver.memory_bytes() / 2**20:.0f} MB with the stack")
-    lines.append("")
+    if solver.nodes:  # (none when the pie rule decided everything)
+        lines.append(f"- table: {solver.entries:,} entries, "
+                     f"{solver.memory_bytes() / 2**20:.0f} MB with the stack")
+        lines.append("")
     return lines, book, values
 
 
@@ -345,6 +363,14 @@ def main() -> None:
         "decided within the time. A board marked unknown was not",
         "decided within its time. A first move's value comes from a solve of the position",
         "after it, which checks the winning moves the solve of the empty board lists.", "",
+        "Brique with the pie rule needs no search: Brique has no draws, and its swap changes",
+        "sides exactly (the position after it is the one before it seen from the other",
+        "side), so the player who may swap wins, by swapping after a first move that wins",
+        "and by playing on after one that loses. Every first move loses, and so the empty",
+        "board is lost for the first player, on every size. `gtpgames solve` gives these",
+        "values at once (`from: the pie rule`); which move wins after a first move (the swap",
+        "or a reply) takes a search. The boards up to 5x5 below were searched all the same,",
+        "and agree; 6x6 is decided by the rule.", "",
         *([args.note, ""] if args.note else []),
     ]
     args.out.write_text("\n".join(head + body).rstrip() + "\n")

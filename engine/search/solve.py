@@ -27,6 +27,18 @@ Value = Literal["win", "loss", "draw", "unknown"]
 #: ("the side to move wins") decides them.
 DRAWLESS = frozenset({"brique", "trisq"})
 
+#: Games without draws whose swap (the pie rule) changes sides exactly: the position after
+#: the swap is the one before it seen from the other side (Black's stone reflected in the
+#: diagonal that exchanges the players' edges and made White's, Black to move;
+#: tests/rules/test_symmetry.py checks it). There the player who may swap wins, whatever the
+#: first move was: by swapping if it wins for the player who made it, by playing on if it
+#: loses. So a position where every move gives the opponent the swap is lost, and neither
+#: needs a search (:meth:`Solver.pie_value`).
+SWAP_CHANGES_SIDES = frozenset({"brique"})
+
+#: How :class:`Solution` names a value decided by the pie rule (:data:`SWAP_CHANGES_SIDES`).
+PIE_SOURCE = "the pie rule (the player who may swap wins)"
+
 #: Games whose array state ends in a record of earlier positions (for the repetition rule)
 #: sized for the MCTS's descents and playouts, where running out of room ends the game as a
 #: draw: the solver gives each root room for its deepest line, so that never happens in a
@@ -110,6 +122,9 @@ class Solution:
     #: The plies to the capture that decides the game, when the value comes from the table
     #: of Brax endings (:mod:`engine.search.endings`) rather than from a search.
     plies: int | None = None
+    #: Where the value comes from when no search decided it: the table of Brax endings, or
+    #: the pie rule (:data:`PIE_SOURCE`).
+    source: str | None = None
 
 
 class Solver:
@@ -121,11 +136,14 @@ class Solver:
     ``threats``: decide a child whose player to move has a move that wins at once without
     a frame of its own (default: the games of :data:`THREATS`). ``threads``: searches of the
     same position at once, one per thread, sharing the table (each with a stack of its own).
+    ``pie``: decide by the pie rule where it decides (:meth:`pie_value`; default on), else
+    search those positions too.
     """
 
     def __init__(
         self, game: Game[Any], memory_mb: float = 256.0, eps: float = 0.25,
         max_depth: int | None = None, threats: bool | None = None, threads: int = 1,
+        pie: bool = True,
     ) -> None:
         from engine.search import kernels
 
@@ -177,6 +195,7 @@ class Solver:
             self.threats = game.name in THREATS if threats is None else threats
             #: a game without draws: one table entry serves both attackers (dfpn.M_DRAWLESS)
             self.drawless = game.name in DRAWLESS
+            self.pie = pie and game.name in SWAP_CHANGES_SIDES
             if game.outcome() is None:  # load (or compile) the search now, not in a timed solve
                 with kernels.compiling(game, solver=True):
                     dfpn.search(self.tables, root, 0, self.table, self.frames[0],
@@ -358,16 +377,37 @@ class Solver:
                 if all_moves and ending.value == "win":
                     winning = [game.format_move(m) for m in endings.winning_moves(game)]
                 return Solution(ending.value, 0, time.monotonic() - start, winning,
-                                plies=ending.plies)
+                                plies=ending.plies, source="the table of Brax endings")
         deadline = None if seconds is None else start + seconds
         before = self.nodes
-        state = self.state(game)
-        value = self.value_of(state, deadline, nodes, game.name in DRAWLESS)
+        value: Value | None = self.pie_value(game)
+        source = None if value is None else PIE_SOURCE
+        if value is None:
+            value = self.value_of(self.state(game), deadline, nodes, game.name in DRAWLESS)
         winning = undecided = None
         if all_moves and value == "win":
             winning, undecided = self.winning_moves(game, deadline, nodes)
         return Solution(value, self.nodes - before, time.monotonic() - start, winning,
-                        undecided)
+                        undecided, source=source)
+
+    def pie_value(self, game: Game[Any]) -> Value | None:
+        """The value of ``game`` for its player to move where the pie rule decides it (a game
+        of :data:`SWAP_CHANGES_SIDES`, solved with ``pie`` on): "win" where the player to move
+        may swap, "loss" where each move gives the opponent the swap (the first move of the
+        game); else None. Which move wins after a first move takes a search all the same."""
+        if not self.pie or game.outcome() is not None:
+            return None
+        if _may_swap(game):
+            return "win"
+        legal = game.legal_moves()
+        if not legal:
+            return None
+        for move in legal:
+            after = game.copy()
+            after.play(move)
+            if after.outcome() is not None or not _may_swap(after):
+                return None
+        return "loss"
 
     def winning_moves(
         self, game: Game[Any], deadline: float | None = None, nodes: int | None = None,
@@ -493,6 +533,11 @@ def warm(name: str) -> None:
     """Compile (or load from the cache) the solver of game ``name``
     (``gtpgames warmup --solver``)."""
     Solver(new_game(name), memory_mb=16)
+
+
+def _may_swap(game: Game[Any]) -> bool:
+    """Whether the player to move in ``game`` may swap (the pie rule) now."""
+    return any(game.format_move(move) == "swap" for move in game.legal_moves())
 
 
 def _stalled(meta: Any, dfpn: Any) -> bool:

@@ -1,5 +1,6 @@
 """Which board symmetries the rules preserve (the solver folds Flicker's into its table, none
-of Brique's: docs/design/kernels.md, "The solver").
+of Brique's: docs/design/kernels.md, "The solver"), and that Brique's swap changes sides
+exactly (the solver decides the pie rule's positions by it).
 
 Flicker's rules are symmetric under the mirrors and the half turn of the board (each player's
 edges map to themselves); with the pie rule the swap (a reflection in the diagonal) commutes
@@ -14,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from engine.games.grid import coords, index
+from engine.games.grid import coords, index, swap_mirror
 from engine.games.registry import new_game
 
 N = 5
@@ -90,3 +91,39 @@ def test_brique_first_moves_are_not_symmetric(sym: Callable[[int, int], tuple[in
         assert any(values[sym(f, r)] != values[(f, r)] for f, r in values)
     finally:
         N = saved
+
+
+@pytest.mark.parametrize(("size", "seed"), [(4, 3), (5, 4), (6, 5)])
+def test_brique_swap_changes_sides_exactly(size: int, seed: int) -> None:
+    """Brique's swap is the game seen from the other side: after ``m swap`` (White's stone on
+    the reflection of m in the NW-SE diagonal, Black to move) every position of the game is
+    the image of the game after ``m`` without the pie rule (White to move), each square
+    reflected and each colour changed: the same legal moves, stones and winner, seen from
+    the other side. The solver decides the pie rule's positions by it (pie_value)."""
+    from engine.games.brique import SWAP, BriqueMove
+
+    rng = random.Random(seed)
+    cells = size * size
+    mirror = [swap_mirror(i, size) for i in range(cells)]
+    for _ in range(15):
+        first = BriqueMove(rng.randrange(cells))
+        swapped = new_game("brique", size=size, pie=True)
+        swapped.play(first)
+        swapped.play(SWAP)
+        plain = new_game("brique", size=size, pie=False)
+        plain.play(first)
+        while True:
+            assert swapped.to_move == 1 - plain.to_move
+            assert [1 - c if c in (0, 1) else c for c in swapped.cells()] == \
+                [plain.cells()[mirror[i]] for i in range(cells)]
+            a, b = swapped.outcome(), plain.outcome()
+            assert (a is None) == (b is None)
+            if a is not None and b is not None:
+                assert b.winner is not None and a.winner == 1 - b.winner  # no draws
+                break
+            legal = swapped.legal_moves()
+            assert sorted(mirror[m.square] for m in legal) == \
+                sorted(m.square for m in plain.legal_moves())
+            move = rng.choice(legal)
+            swapped.play(move)
+            plain.play(BriqueMove(mirror[move.square]))

@@ -76,17 +76,19 @@ def winning_by_minimax(game: Game[Any]) -> set[str]:
 
 
 @pytest.mark.parametrize(
-    ("name", "options"),
+    ("name", "options", "pie"),
     [
-        ("brique", {"size": 3, "pie": False}),
-        ("brique", {"size": 3, "pie": True}),
+        ("brique", {"size": 3, "pie": False}, True),
+        # decided by the pie rule (Solver.pie_value), and searched
+        ("brique", {"size": 3, "pie": True}, True),
+        ("brique", {"size": 3, "pie": True}, False),
         # slow (11 s): Flicker's minimax over removals
-        pytest.param("flicker", {"size": 3, "pie": False}, marks=pytest.mark.slow),
+        pytest.param("flicker", {"size": 3, "pie": False}, True, marks=pytest.mark.slow),
     ],
 )
-def test_small_boards_match_minimax(name: str, options: dict[str, object]) -> None:
+def test_small_boards_match_minimax(name: str, options: dict[str, object], pie: bool) -> None:
     game = new_game(name, **options)
-    solver = Solver(game, memory_mb=16)
+    solver = Solver(game, memory_mb=16, pie=pie)
     found = solver.solve(game, all_moves=True)
     assert found.value == VALUES[minimax(game.copy())]
     if found.value == "win":
@@ -100,6 +102,48 @@ def test_small_boards_match_minimax(name: str, options: dict[str, object]) -> No
             if after.outcome() is None:
                 value = solver.solve(after).value
                 assert value == ("loss" if after.to_move == game.to_move else "win")
+
+
+def test_the_pie_rule_decides_what_the_search_finds() -> None:
+    """Brique 4x4 with the pie rule: the empty board is lost and each first move gives White
+    a win, as the search finds them; decided without a node (the pie rule, pie_value), while
+    the winning moves after a first move (swap or not) still come from the search."""
+    from engine.search.solve import PIE_SOURCE
+
+    game = new_game("brique", size=4, pie=True)
+    argued = Solver(game, memory_mb=32)
+    searched = Solver(game, memory_mb=32, pie=False)
+    found = argued.solve(game)
+    assert (found.value, found.nodes, found.source) == ("loss", 0, PIE_SOURCE)
+    plain = searched.solve(game)
+    assert (plain.value, plain.source) == ("loss", None) and plain.nodes > 0
+    swaps = 0
+    for move in game.legal_moves():
+        after = game.copy()
+        after.play(move)
+        found = argued.solve(after, all_moves=True)
+        plain = searched.solve(after, all_moves=True)
+        assert found.value == plain.value == "win"
+        assert found.source == PIE_SOURCE and plain.source is None
+        assert found.winning == plain.winning and found.winning
+        swaps += "swap" in found.winning
+    assert 0 < swaps < len(game.legal_moves())  # some first moves win, some lose
+
+
+@pytest.mark.parametrize(("name", "options", "moves"), [
+    ("brique", {"size": 4, "pie": False}, ""),  # no pie rule
+    ("brique", {"size": 4, "pie": True}, "b2 swap"),  # the swap is past
+    ("brique", {"size": 4, "pie": True}, "b2 c3"),
+    ("flicker", {"size": 3, "pie": True}, ""),  # a game with draws
+    ("flicker", {"size": 3, "pie": True}, "b2"),
+])
+def test_the_pie_rule_decides_only_where_it_holds(
+    name: str, options: dict[str, object], moves: str
+) -> None:
+    game = new_game(name, **options)
+    for token in moves.split():
+        game.play_text(token)
+    assert Solver(game, memory_mb=8).pie_value(game) is None
 
 
 @pytest.mark.slow
@@ -279,10 +323,10 @@ def test_small_table_still_exact() -> None:
     """With a table far too small for the whole search, entries get replaced, and the value is
     still right."""
     game = new_game("brique", size=4, pie=True)
-    solver = Solver(game, memory_mb=0.06)
+    solver = Solver(game, memory_mb=0.06, pie=False)  # searched, not decided by the pie rule
     found = solver.solve(game)
     assert found.nodes > 4 * solver.entries  # far more positions than entries
-    big = Solver(game, memory_mb=32).solve(game)
+    big = Solver(game, memory_mb=32, pie=False).solve(game)
     assert found.value == big.value != "unknown"
     assert solver.used() <= solver.entries
 
@@ -436,8 +480,10 @@ def test_cli_solves_and_lists_winning_moves(tmp_path: Path) -> None:
                            "--checkpoint", str(path))
     assert code == 0 and "nodes: 1\n" in out  # the root's proof came from the file
     code, out, _ = run_cli("brique", "--size", "3", "--moves", "a1", "--memory", "8",
-                           "--threads", "2")
-    assert code == 0 and out.startswith("White to move: win")
+                           "--threads", "2", "--all")
+    assert code == 0 and out.splitlines()[:2] == [
+        "White to move: win", "from: the pie rule (the player who may swap wins)"]
+    assert out.splitlines()[-1] == "winning moves: swap"  # a1 wins (above): White swaps
 
 
 @pytest.mark.parametrize(("args", "message"), [
@@ -507,8 +553,9 @@ def test_children_won_at_once_are_decided_exactly(name: str, options: dict[str, 
     endings = random_endings(name, options, seed=11, count=8, cap=3000)
     if options.get("size") == 3:
         endings.append((new_game(name, **options), -1))  # the empty board
-    fast = Solver(endings[0][0], memory_mb=16)
-    plain = Solver(endings[0][0], memory_mb=16, threats=False)
+    # (searched, not decided by the pie rule)
+    fast = Solver(endings[0][0], memory_mb=16, pie=False)
+    plain = Solver(endings[0][0], memory_mb=16, threats=False, pie=False)
     assert fast.threats and not plain.threats
     for game, value in endings:
         assert fast.solve(game).value == VALUES[value], game.position_string()
