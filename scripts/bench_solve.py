@@ -3,7 +3,7 @@ the table's size and use, on the empty small boards and on endings of random gam
 is compiled or loaded from the cache first, outside the time).
 
 Usage: python scripts/bench_solve.py [--memory MB] [--time S] [--nodes N] [--only GAME,...]
-[--threads N] [--size N] [--back PLIES,...] [--moves "M ..."]
+[--threads N] [--size N] [--back PLIES,...] [--moves "M ..."] [--pie-rule use|search|both]
 
 With --back the endings are taken that many plies before the end of the seeded game instead
 of at each board's own distance (``--only trisq --size 4 --back 12,14 --nodes 3000000``).
@@ -11,6 +11,11 @@ of at each board's own distance (``--only trisq --size 4 --back 12,14 --nodes 30
 With --threads N each solve runs on N threads sharing the table (``gtpgames solve
 --threads``); compare thread counts in one run by alternating invocations, since a shared
 machine's speed drifts.
+
+With --pie-rule search the positions where the pie rule decides or bounds the value
+(``Solver.pie_stage``: Brique's and Flicker's first two moves with the pie rule) are searched
+as any other; with both, each board is solved that way and then with the pie rule, side by
+side (``--only flicker --size 4 --pie-rule both --memory 512``).
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ BOARDS: list[tuple[str, dict[str, Any], int]] = [
     ("brique", {"size": 5, "pie": False}, 0),
     ("flicker", {"size": 3, "pie": False}, 0),
     ("flicker", {"size": 4, "pie": False}, 0),
+    ("flicker", {"size": 4, "pie": True}, 0),
     ("trisq", {"size": 4}, 12),
     ("trisq", {"size": 4}, 0),
     ("bricka", {}, 18),
@@ -74,6 +80,9 @@ def main() -> None:
     parser.add_argument("--moves", default="",
                         help="moves played on each chosen board first (gtp), e.g. to a lost "
                              "root")
+    parser.add_argument("--pie-rule", choices=("use", "search", "both"), default="use",
+                        help="use the pie rule where it decides or bounds a value, search "
+                             "those positions as any other, or both, side by side")
     args = parser.parse_args()
     only = set(filter(None, args.only.split(",")))
     print("| board | value | nodes | seconds | nodes/s | table entries used | table MB | "
@@ -90,16 +99,21 @@ def main() -> None:
         game = position(name, options, back)
         for token in args.moves.split():
             game.play_text(token)
-        solver = Solver(game, memory_mb=args.memory, threads=args.threads)
-        found = solver.solve(game, seconds=args.time, nodes=args.nodes)
-        rate = found.nodes / found.seconds if found.seconds else 0.0
-        text = " ".join([name] + [f"{k}={v}" for k, v in options.items()])
-        where = f", {back} plies from the end" if back else ""
-        where += f", after {args.moves}" if args.moves else ""
-        where += f", {args.threads} threads" if args.threads > 1 else ""
-        print(f"| {text}{where} | {found.value} | {found.nodes:,} | "
-              f"{found.seconds:.2f} | {rate:,.0f} | {solver.used():,} of {solver.entries:,} | "
-              f"{solver.table_bytes() / 2**20:.0f} | {os.getloadavg()[0]:.2f} |", flush=True)
+        ways = {"use": [True], "search": [False], "both": [False, True]}[args.pie_rule]
+        for pie in ways if options.get("pie") else [True]:
+            solver = Solver(game, memory_mb=args.memory, threads=args.threads, pie=pie)
+            found = solver.solve(game, seconds=args.time, nodes=args.nodes)
+            rate = found.nodes / found.seconds if found.seconds else 0.0
+            text = " ".join([name] + [f"{k}={v}" for k, v in options.items()])
+            where = f", {back} plies from the end" if back else ""
+            where += f", after {args.moves}" if args.moves else ""
+            where += f", {args.threads} threads" if args.threads > 1 else ""
+            if options.get("pie"):
+                where += ", pie rule used" if pie else ", pie rule searched"
+            print(f"| {text}{where} | {found.value} | {found.nodes:,} | "
+                  f"{found.seconds:.2f} | {rate:,.0f} | {solver.used():,} of "
+                  f"{solver.entries:,} | {solver.table_bytes() / 2**20:.0f} | "
+                  f"{os.getloadavg()[0]:.2f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -47,7 +47,7 @@ BOARDS: list[tuple[str, dict[str, Any]]] = [
 ]
 
 #: Boards with the pie rule up to this size are searched all the same, not decided by the pie
-#: rule (Solver.pie_value), so that their maps check it.
+#: rule (Solver.pie_stage), so that their maps check it.
 SEARCH_PIE_UP_TO = 5
 
 OPPOSITE = {"win": "loss", "loss": "win", "draw": "draw", "unknown": "unknown"}
@@ -370,7 +370,10 @@ def main() -> None:
         "board is lost for the first player, on every size. `gtpgames solve` gives these",
         "values at once (`from: the pie rule`); which move wins after a first move (the swap",
         "or a reply) takes a search. The boards up to 5x5 below were searched all the same,",
-        "and agree; 6x6 is decided by the rule.", "",
+        "and agree; 6x6 is decided by the rule. Flicker's swap changes sides exactly too, but",
+        "Flicker has draws: there the player who may swap does not lose, so with the pie",
+        "rule the first player does not win, on any size (a draw or a loss: the boards below",
+        "are losses).", "",
         *([args.note, ""] if args.note else []),
     ]
     args.out.write_text("\n".join(head + body).rstrip() + "\n")

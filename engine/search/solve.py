@@ -27,17 +27,22 @@ Value = Literal["win", "loss", "draw", "unknown"]
 #: ("the side to move wins") decides them.
 DRAWLESS = frozenset({"brique", "trisq"})
 
-#: Games without draws whose swap (the pie rule) changes sides exactly: the position after
-#: the swap is the one before it seen from the other side (Black's stone reflected in the
-#: diagonal that exchanges the players' edges and made White's, Black to move;
-#: tests/rules/test_symmetry.py checks it). There the player who may swap wins, whatever the
-#: first move was: by swapping if it wins for the player who made it, by playing on if it
-#: loses. So a position where every move gives the opponent the swap is lost, and neither
-#: needs a search (:meth:`Solver.pie_value`).
-SWAP_CHANGES_SIDES = frozenset({"brique"})
+#: Games whose swap (the pie rule) changes sides exactly: the position after the swap is the
+#: one before it seen from the other side (Black's stone reflected in the diagonal that
+#: exchanges the players' edges and made White's, Black to move; tests/rules/test_symmetry.py
+#: checks it; in Flicker the positions before it differ, but a position of one stone never
+#: comes back). There the player who may swap does not lose, whatever the first move was:
+#: they swap if it wins for the player who made it, and play on if it loses (or draws). So in
+#: a game without draws the player who may swap wins, and a position where every move gives
+#: the opponent the swap is lost, with no search; in a game with draws the search that could
+#: only find a loss of the swapper (a win of the first player) is left out
+#: (:meth:`Solver.pie_stage`).
+SWAP_CHANGES_SIDES = frozenset({"brique", "flicker"})
 
-#: How :class:`Solution` names a value decided by the pie rule (:data:`SWAP_CHANGES_SIDES`).
+#: How :class:`Solution` names a value decided by the pie rule (:data:`SWAP_CHANGES_SIDES`)
+#: in a game without draws, and one the pie rule bounded and a search decided.
 PIE_SOURCE = "the pie rule (the player who may swap wins)"
+PIE_BOUND = "a search, and the pie rule (the player who may swap does not lose)"
 
 #: Games whose array state ends in a record of earlier positions (for the repetition rule)
 #: sized for the MCTS's descents and playouts, where running out of room ends the game as a
@@ -122,8 +127,8 @@ class Solution:
     #: The plies to the capture that decides the game, when the value comes from the table
     #: of Brax endings (:mod:`engine.search.endings`) rather than from a search.
     plies: int | None = None
-    #: Where the value comes from when no search decided it: the table of Brax endings, or
-    #: the pie rule (:data:`PIE_SOURCE`).
+    #: Where the value comes from when not from a search alone: the table of Brax endings,
+    #: the pie rule (:data:`PIE_SOURCE`), or a search with the pie rule (:data:`PIE_BOUND`).
     source: str | None = None
 
 
@@ -136,8 +141,8 @@ class Solver:
     ``threats``: decide a child whose player to move has a move that wins at once without
     a frame of its own (default: the games of :data:`THREATS`). ``threads``: searches of the
     same position at once, one per thread, sharing the table (each with a stack of its own).
-    ``pie``: decide by the pie rule where it decides (:meth:`pie_value`; default on), else
-    search those positions too.
+    ``pie``: use the pie rule where it decides or bounds a value (:meth:`pie_stage`; default
+    on), else search those positions as any other.
     """
 
     def __init__(
@@ -342,17 +347,22 @@ class Solver:
 
     def value_of(
         self, state: Any, deadline: float | None = None, nodes: int | None = None,
-        drawless: bool = False,
+        drawless: bool = False, pie: str | None = None,
     ) -> Value:
-        """The value of the array ``state`` (not over) for its player to move."""
+        """The value of the array ``state`` (not over) for its player to move. ``pie``: the
+        position's stage of the pie rule (:meth:`pie_stage`) in a game with draws, where the
+        player who may swap cannot lose: "swap" leaves out the search of the opponent's win,
+        "first" that of the mover's."""
         mover = self.rule(state, 3)[0]
-        first = self.prove(state, mover, deadline, nodes)
+        first = -1 if pie == "first" else self.prove(state, mover, deadline, nodes)
         if first == 1:
             return "win"
         if first == 0:
             return "unknown"
         if drawless:
             return "loss"
+        if pie == "swap":
+            return "draw"
         second = self.prove(state, 1 - mover, deadline, nodes)
         if second == 1:
             return "loss"
@@ -380,25 +390,30 @@ class Solver:
                                 plies=ending.plies, source="the table of Brax endings")
         deadline = None if seconds is None else start + seconds
         before = self.nodes
-        value: Value | None = self.pie_value(game)
-        source = None if value is None else PIE_SOURCE
-        if value is None:
-            value = self.value_of(self.state(game), deadline, nodes, game.name in DRAWLESS)
+        drawless = game.name in DRAWLESS
+        stage = self.pie_stage(game)
+        if stage is not None and drawless:
+            value: Value = "win" if stage == "swap" else "loss"
+            source: str | None = PIE_SOURCE
+        else:
+            value = self.value_of(self.state(game), deadline, nodes, drawless, stage)
+            source = None if stage is None else PIE_BOUND
         winning = undecided = None
         if all_moves and value == "win":
             winning, undecided = self.winning_moves(game, deadline, nodes)
         return Solution(value, self.nodes - before, time.monotonic() - start, winning,
                         undecided, source=source)
 
-    def pie_value(self, game: Game[Any]) -> Value | None:
-        """The value of ``game`` for its player to move where the pie rule decides it (a game
-        of :data:`SWAP_CHANGES_SIDES`, solved with ``pie`` on): "win" where the player to move
-        may swap, "loss" where each move gives the opponent the swap (the first move of the
-        game); else None. Which move wins after a first move takes a search all the same."""
+    def pie_stage(self, game: Game[Any]) -> Literal["swap", "first"] | None:
+        """Where the pie rule bounds the value of ``game`` for its player to move (a game of
+        :data:`SWAP_CHANGES_SIDES`, solved with ``pie`` on): "swap" where the player to move
+        may swap (they do not lose), "first" where every move gives the opponent the swap
+        (the first move of the game: the player to move does not win); else None. Which move
+        wins after a first move takes a search all the same."""
         if not self.pie or game.outcome() is not None:
             return None
         if _may_swap(game):
-            return "win"
+            return "swap"
         legal = game.legal_moves()
         if not legal:
             return None
@@ -407,7 +422,7 @@ class Solver:
             after.play(move)
             if after.outcome() is not None or not _may_swap(after):
                 return None
-        return "loss"
+        return "first"
 
     def winning_moves(
         self, game: Game[Any], deadline: float | None = None, nodes: int | None = None,

@@ -1,6 +1,6 @@
 """Which board symmetries the rules preserve (the solver folds Flicker's into its table, none
-of Brique's: docs/design/kernels.md, "The solver"), and that Brique's swap changes sides
-exactly (the solver decides the pie rule's positions by it).
+of Brique's: docs/design/kernels.md, "The solver"), and that the swap of Brique and of
+Flicker changes sides exactly (the solver uses it in the pie rule's positions).
 
 Flicker's rules are symmetric under the mirrors and the half turn of the board (each player's
 edges map to themselves); with the pie rule the swap (a reflection in the diagonal) commutes
@@ -99,7 +99,7 @@ def test_brique_swap_changes_sides_exactly(size: int, seed: int) -> None:
     the reflection of m in the NW-SE diagonal, Black to move) every position of the game is
     the image of the game after ``m`` without the pie rule (White to move), each square
     reflected and each colour changed: the same legal moves, stones and winner, seen from
-    the other side. The solver decides the pie rule's positions by it (pie_value)."""
+    the other side. The solver decides the pie rule's positions by it (pie_stage)."""
     from engine.games.brique import SWAP, BriqueMove
 
     rng = random.Random(seed)
@@ -127,3 +127,58 @@ def test_brique_swap_changes_sides_exactly(size: int, seed: int) -> None:
             move = rng.choice(legal)
             swapped.play(move)
             plain.play(BriqueMove(mirror[move.square]))
+
+
+@pytest.mark.parametrize(("size", "fill"), [(4, False), (5, True)])
+def test_flicker_swap_changes_sides_exactly(size: int, fill: bool) -> None:
+    """Flicker's swap too: after ``m swap`` every position is the image of the game after
+    ``m`` without the pie rule, each point reflected and each colour changed, with the same
+    legal moves (placements, removals, passes) and the same result, draws by repetition
+    included (the positions before the swap differ, but a position of one stone never comes
+    back). Random games; with ``fill``, games from the full board of the rules' example of
+    a draw: the example's flips to its draw by repetition, then random ones."""
+    from engine.games.flicker import PLACE, SWAP_MOVE, FlickerMove
+    from tests.rules.test_flicker import EXAMPLE_4_CYCLE, EXAMPLE_4_FILL
+
+    rng = random.Random(size)
+    points = size * size
+    mirror = [swap_mirror(i, size) for i in range(points)]
+
+    def image(move: FlickerMove) -> FlickerMove:
+        return move if move.point < 0 else FlickerMove(move.kind, mirror[move.point])
+
+    def stones(game: Any, mapped: bool) -> list[int | None]:
+        at = [game.stone(*coords(mirror[i] if mapped else i, size)) for i in range(points)]
+        return [None if c is None else (c if mapped else 1 - c) for c in at]
+
+    results = set()
+    for game in range(20):
+        # the first game from the full board ends as the example does: a draw
+        cycle = EXAMPLE_4_CYCLE.split() if fill and game == 0 else []
+        plain = new_game("flicker", size=size, pie=False)
+        opening = [plain.parse_move(t, "native") for t in EXAMPLE_4_FILL.split()] if fill \
+            else [FlickerMove(PLACE, rng.randrange(points))]
+        swapped = new_game("flicker", size=size, pie=True)
+        swapped.play(opening[0])
+        swapped.play(SWAP_MOVE)
+        plain.play(opening[0])
+        for move in opening[1:]:
+            plain.play(move)
+            swapped.play(image(move))
+        while True:
+            assert swapped.to_move == 1 - plain.to_move
+            assert stones(swapped, False) == stones(plain, True)
+            a, b = swapped.outcome(), plain.outcome()
+            assert (a is None) == (b is None)
+            if a is not None and b is not None:
+                assert (a.winner is None) == (b.winner is None)
+                assert b.winner is None or a.winner == 1 - b.winner
+                results.add(b.winner)
+                break
+            legal = plain.legal_moves()
+            assert sorted(image(m) for m in swapped.legal_moves()) == sorted(legal)
+            move = rng.choice(legal) if not cycle else plain.parse_move(cycle.pop(0), "native")
+            plain.play(move)
+            swapped.play(image(move))
+    if fill:
+        assert None in results  # the example's draw by repetition

@@ -79,7 +79,7 @@ def winning_by_minimax(game: Game[Any]) -> set[str]:
     ("name", "options", "pie"),
     [
         ("brique", {"size": 3, "pie": False}, True),
-        # decided by the pie rule (Solver.pie_value), and searched
+        # decided by the pie rule (Solver.pie_stage), and searched
         ("brique", {"size": 3, "pie": True}, True),
         ("brique", {"size": 3, "pie": True}, False),
         # slow (11 s): Flicker's minimax over removals
@@ -106,7 +106,7 @@ def test_small_boards_match_minimax(name: str, options: dict[str, object], pie: 
 
 def test_the_pie_rule_decides_what_the_search_finds() -> None:
     """Brique 4x4 with the pie rule: the empty board is lost and each first move gives White
-    a win, as the search finds them; decided without a node (the pie rule, pie_value), while
+    a win, as the search finds them; decided without a node (the pie rule, pie_stage), while
     the winning moves after a first move (swap or not) still come from the search."""
     from engine.search.solve import PIE_SOURCE
 
@@ -130,20 +130,46 @@ def test_the_pie_rule_decides_what_the_search_finds() -> None:
     assert 0 < swaps < len(game.legal_moves())  # some first moves win, some lose
 
 
-@pytest.mark.parametrize(("name", "options", "moves"), [
-    ("brique", {"size": 4, "pie": False}, ""),  # no pie rule
-    ("brique", {"size": 4, "pie": True}, "b2 swap"),  # the swap is past
-    ("brique", {"size": 4, "pie": True}, "b2 c3"),
-    ("flicker", {"size": 3, "pie": True}, ""),  # a game with draws
-    ("flicker", {"size": 3, "pie": True}, "b2"),
+def test_the_pie_rule_bounds_what_the_search_finds_in_flicker() -> None:
+    """Flicker 3x3 with the pie rule (a game with draws): the player who may swap does not
+    lose, so the solver leaves out the searches that could only find that they lose; the
+    values are those of the whole search, in fewer nodes."""
+    from engine.search.solve import PIE_BOUND
+
+    game = new_game("flicker", size=3, pie=True)
+    bounded = Solver(game, memory_mb=32)
+    searched = Solver(game, memory_mb=32, pie=False)
+    found, plain = bounded.solve(game), searched.solve(game)
+    assert found.value == plain.value != "unknown"
+    assert (found.source, plain.source) == (PIE_BOUND, None)
+    assert found.nodes < plain.nodes
+    for move in game.legal_moves():
+        after = game.copy()
+        after.play(move)
+        found = bounded.solve(after, all_moves=True)
+        plain = searched.solve(after, all_moves=True)
+        assert found.value == plain.value != "loss"
+        assert found.winning == plain.winning and found.source == PIE_BOUND
+
+
+@pytest.mark.parametrize(("name", "options", "moves", "stage"), [
+    ("brique", {"size": 4, "pie": True}, "", "first"),
+    ("brique", {"size": 4, "pie": True}, "b2", "swap"),
+    ("brique", {"size": 4, "pie": False}, "", None),  # no pie rule
+    ("brique", {"size": 4, "pie": True}, "b2 swap", None),  # the swap is past
+    ("brique", {"size": 4, "pie": True}, "b2 c3", None),
+    ("flicker", {"size": 3, "pie": True}, "", "first"),  # a game with draws
+    ("flicker", {"size": 3, "pie": True}, "b2", "swap"),
+    ("flicker", {"size": 3, "pie": False}, "", None),
+    ("trisq", {"size": 4}, "", None),  # no pie rule at all
 ])
-def test_the_pie_rule_decides_only_where_it_holds(
-    name: str, options: dict[str, object], moves: str
+def test_the_pie_rule_applies_only_where_it_holds(
+    name: str, options: dict[str, object], moves: str, stage: str | None
 ) -> None:
     game = new_game(name, **options)
     for token in moves.split():
         game.play_text(token)
-    assert Solver(game, memory_mb=8).pie_value(game) is None
+    assert Solver(game, memory_mb=8).pie_stage(game) == stage
 
 
 @pytest.mark.slow
