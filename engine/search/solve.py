@@ -442,8 +442,8 @@ class Solver:
     ) -> Any | None:
         """One winning move of ``game``'s player to move, if the search proves the position
         won within the limits, before ``stop()`` says to stop (else None)."""
-        if game.outcome() is not None:
-            return None
+        if game.outcome() is not None or self.pie_stage(game) == "first":
+            return None  # (the first player cannot win with the pie rule: no search)
         deadline = None if seconds is None else time.monotonic() + seconds
         state = self.state(game)
         mover = self.rule(state, 3)[0]

@@ -152,6 +152,18 @@ def test_the_pie_rule_bounds_what_the_search_finds_in_flicker() -> None:
         assert found.winning == plain.winning and found.source == PIE_BOUND
 
 
+@pytest.mark.parametrize("name", ["brique", "flicker"])
+def test_no_winning_move_is_searched_for_the_first_player_with_the_pie_rule(name: str) -> None:
+    """The engine's prover (winning_move) spends no time on the first move of a game with the
+    pie rule, which cannot win; it still finds the win of the player who may swap."""
+    game = new_game(name, size=3, pie=True)
+    solver = Solver(game, memory_mb=16)
+    assert solver.winning_move(game) is None and solver.nodes == 0
+    game.play_text("b2")
+    move = solver.winning_move(game)
+    assert move is not None and game.format_move(move) == "swap" and solver.nodes > 0
+
+
 @pytest.mark.parametrize(("name", "options", "moves", "stage"), [
     ("brique", {"size": 4, "pie": True}, "", "first"),
     ("brique", {"size": 4, "pie": True}, "b2", "swap"),
