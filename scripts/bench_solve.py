@@ -100,16 +100,17 @@ def main() -> None:
         for token in args.moves.split():
             game.play_text(token)
         ways = {"use": [True], "search": [False], "both": [False, True]}[args.pie_rule]
+        text = " ".join([name] + [f"{k}={v}" for k, v in options.items()])
+        text += f", {back} plies from the end" if back else ""
+        text += f", after {args.moves}" if args.moves else ""
+        text += f", {args.threads} threads" if args.threads > 1 else ""
         for pie in ways if options.get("pie") else [True]:
             solver = Solver(game, memory_mb=args.memory, threads=args.threads, pie=pie)
             found = solver.solve(game, seconds=args.time, nodes=args.nodes)
             rate = found.nodes / found.seconds if found.seconds else 0.0
-            text = " ".join([name] + [f"{k}={v}" for k, v in options.items()])
-            where = f", {back} plies from the end" if back else ""
-            where += f", after {args.moves}" if args.moves else ""
-            where += f", {args.threads} threads" if args.threads > 1 else ""
+            where = ""
             if options.get("pie"):
-                where += ", pie rule used" if pie else ", pie rule searched"
+                where = ", pie rule used" if pie else ", pie rule searched"
             print(f"| {text}{where} | {found.value} | {found.nodes:,} | "
                   f"{found.seconds:.2f} | {rate:,.0f} | {solver.used():,} of "
                   f"{solver.entries:,} | {solver.table_bytes() / 2**20:.0f} | "

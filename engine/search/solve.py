@@ -412,15 +412,15 @@ class Solver:
         wins after a first move takes a search all the same."""
         if not self.pie or game.outcome() is not None:
             return None
-        if _may_swap(game):
-            return "swap"
         legal = game.legal_moves()
+        if _swaps(game, legal):
+            return "swap"
         if not legal:
             return None
         for move in legal:
             after = game.copy()
             after.play(move)
-            if after.outcome() is not None or not _may_swap(after):
+            if after.outcome() is not None or not _swaps(after, after.legal_moves()):
                 return None
         return "first"
 
@@ -550,9 +550,9 @@ def warm(name: str) -> None:
     Solver(new_game(name), memory_mb=16)
 
 
-def _may_swap(game: Game[Any]) -> bool:
-    """Whether the player to move in ``game`` may swap (the pie rule) now."""
-    return any(game.format_move(move) == "swap" for move in game.legal_moves())
+def _swaps(game: Game[Any], legal: list[Any]) -> bool:
+    """Whether the legal moves ``legal`` of ``game`` include the swap (the pie rule)."""
+    return any(game.format_move(move) == "swap" for move in legal)
 
 
 def _stalled(meta: Any, dfpn: Any) -> bool:
