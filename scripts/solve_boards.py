@@ -5,10 +5,15 @@ endings engine/search/book/brax-endings.npz (built by retrograde analysis, not b
 
 Usage: python scripts/solve_boards.py [--budget S] [--memory MB] [--out docs/solved.md]
 [--book engine/search/book] [--images docs/images/solved] [--only brique,flicker,...]
-[--threads N]
+[--threads N] [--cache DIR] [--notes FILE] [--first-moves FILE]
 
 Each board gets at most ``--budget`` seconds per solve; what was not decided within it is
-written as not reached. The figures (nodes, seconds) are this machine's on the day.
+written as not reached. The figures (nodes, seconds) are this machine's on the day. With
+``--cache DIR`` each board's results are kept there, and a later run writes the page from
+them without solving the board again. Two files written by hand go into the page as well:
+scripts/solved/notes.md, how the boards were solved and what was not reached, and
+scripts/solved/first_moves.json, first moves decided by longer solves of their own, which
+the maps and the book take in.
 """
 
 from __future__ import annotations
@@ -50,6 +55,20 @@ BOARDS: list[tuple[str, dict[str, Any]]] = [
 #: rule (Solver.pie_stage), so that their maps check it.
 SEARCH_PIE_UP_TO = 5
 
+#: The page's notes on how the boards were solved and what was not reached (Markdown, written
+#: by hand), with the line :data:`FIRST_MOVE_SOLVES` where the tables of the first moves
+#: solved apart go.
+NOTES = Path(__file__).resolve().parent / "solved" / "notes.md"
+
+#: First moves solved apart, by solves longer than a map's budget (``gtpgames solve ...
+#: --moves M``): records of the board (``game``, ``options``), the ``move``, its ``value`` for
+#: the player who makes it, the solve's ``nodes`` and ``seconds`` and the ``table`` it started
+#: from. The maps and the opening book take in those the board's own solves left unknown.
+FIRST_MOVES = Path(__file__).resolve().parent / "solved" / "first_moves.json"
+
+#: The line of :data:`NOTES` that the tables of :data:`FIRST_MOVES` replace.
+FIRST_MOVE_SOLVES = "<!-- the first moves solved apart -->"
+
 OPPOSITE = {"win": "loss", "loss": "win", "draw": "draw", "unknown": "unknown"}
 
 
@@ -58,6 +77,11 @@ def label(name: str, options: dict[str, Any]) -> str:
     if "pie" in options:
         parts.append("pie rule" if options["pie"] else "no pie rule")
     return f"{name.capitalize()} " + ", ".join(parts)
+
+
+def and_list(words: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return " and ".join(filter(None, [", ".join(words[:-1]), words[-1]])) if words else ""
 
 
 def first_moves(
@@ -117,10 +141,10 @@ def write_picture(
 
 def solve_board(
     name: str, options: dict[str, Any], budget: float, memory: float, tables: list[Path],
-    images: str, threads: int = 1,
-) -> tuple[list[str], list[dict[str, Any]], dict[str, str]]:
-    """The lines of a board's section, its opening book entries and the value of each first
-    move (``images`` is where the page finds the map's picture)."""
+    threads: int = 1,
+) -> dict[str, Any]:
+    """Solve a board (the empty board with every winning move, then each first move): what
+    :func:`board_section` writes, as JSON data (the cache keeps it)."""
     game = new_game(name, **options)
     solver = Solver(game, memory_mb=memory, threads=threads,
                     pie=options.get("size", 0) > SEARCH_PIE_UP_TO)
@@ -137,24 +161,12 @@ def solve_board(
 
     read_tables()
     found = solver.solve(game, seconds=budget, all_moves=True)
-    lines = [f"### {label(name, options)}", ""]
-    mover = game.player_name(game.to_move)
-    if found.source == PIE_SOURCE:
-        lines.append(f"- empty board: **{found.value}** for {mover} (the first player), "
-                     "by the pie rule (no search)")
-    else:
-        lines.append(f"- empty board: **{found.value}** for {mover} (the first player), "
-                     f"{found.nodes:,} nodes, {found.seconds:.1f} s")
-    book: list[dict[str, Any]] = []
-    if found.value in ("win", "loss", "draw"):
-        book.append({"options": options, "position": game.position_string(),
-                     "value": found.value, "moves": found.winning or []})
-    if found.value == "win" and found.winning is not None:
-        rest = " (the others not decided within the time)" if found.undecided else ""
-        lines.append(f"- winning first moves: {' '.join(found.winning) or '(none)'}{rest}")
+    result: dict[str, Any] = {
+        "value": found.value, "by_pie_rule": found.source == PIE_SOURCE,
+        "nodes": found.nodes, "seconds": found.seconds, "winning": found.winning,
+        "undecided": bool(found.undecided)}
     if found.value == "unknown":
-        lines += ["- first moves: not solved", ""]
-        return lines, book, {}
+        return result
     # the map checks the board's solve: its solves start from an empty table (or from the
     # tables given, those of other solves), not from the entries the board's solve wrote
     solver.clear()
@@ -164,28 +176,11 @@ def solve_board(
         if values[token] not in ("win", "unknown"):
             raise SystemExit(f"{label(name, options)}: {token} listed as winning, "
                              f"but the position after it solves as {values[token]}")
-    if found.value == "win" and found.undecided:
-        # the listing ran out of time: the winning moves are those the first moves' own
-        # solves proved (each a loss for the opponent after it)
-        won = [token for token, value in values.items() if value == "win"]
-        at = next(i for i, line in enumerate(lines) if line.startswith("- winning first"))
-        lines[at] = (f"- winning first moves: {' '.join(won)} (each proven by a solve of "
-                     "the position after it)")
-        book[0]["moves"] = won
-    decided = sum(v != "unknown" for v in values.values())
-    if argued == len(values):
-        lines.append(f"- first moves decided: {decided} of {len(values)}, by the pie rule "
-                     "(no search)")
-    else:
-        lines.append(f"- first moves decided: {decided} of {len(values)} "
-                     f"({nodes:,} nodes, {seconds:.1f} s)")
-    if name == "trisq":
-        won = sorted(t for t, v in values.items() if v == "win")
-        lines.append(f"- winning first placements: {' '.join(won) or '(none)'}")
-    lines += ["", f"![First moves of {label(name, options)}: W wins, L loses, D draws, "
-              f"? not decided]({images}/{picture_name(name, options)})", ""]
+    result.update(map=values, map_nodes=nodes, map_seconds=seconds,
+                  by_pie_rule_all=argued == len(values))
     # the book: the replies of the second player after each losing first move (boards up
     # to 4x4: on larger ones the engine's solver finds them within a move's time, or not)
+    replies: list[dict[str, Any]] = []
     for move in game.legal_moves() if options.get("size", 0) <= 4 else []:
         token = game.format_move(move)
         if values.get(token) != "loss":
@@ -194,13 +189,112 @@ def solve_board(
         after.play(move)
         reply = solver.solve(after, seconds=budget, all_moves=True)
         if reply.value == "win" and reply.winning:
-            book.append({"options": options, "position": after.position_string(),
-                         "value": "win", "moves": reply.winning})
+            replies.append({"options": options, "position": after.position_string(),
+                            "value": "win", "moves": reply.winning})
+    result["replies"] = replies
     if solver.nodes:  # (none when the pie rule decided everything)
-        lines.append(f"- table: {solver.entries:,} entries, "
-                     f"{solver.memory_bytes() / 2**20:.0f} MB with the stack")
+        result["table"] = [solver.entries, solver.memory_bytes() / 2**20]
+    return result
+
+
+def take_first_moves(
+    name: str, options: dict[str, Any], result: dict[str, Any], records: list[dict[str, Any]]
+) -> list[str]:
+    """Put the first moves that solves of their own decided (``records``, read from
+    :data:`FIRST_MOVES`) into the board's map where its own solves left them unknown; the
+    moves taken. SystemExit where a record contradicts the board's solves."""
+    taken: list[str] = []
+    values = result.get("map")
+    for record in records:
+        if record["game"] != name or record["options"] != options:
+            continue
+        token, value = record["move"], record["value"]
+        if value == "unknown":
+            continue
+        if values is None or token not in values:
+            raise SystemExit(f"{label(name, options)}: {FIRST_MOVES.name} gives first move "
+                             f"{token} as a {value}, but the board has no map with it")
+        listed = result["winning"] or []
+        if values[token] not in ("unknown", value) or (
+                result["value"] == "win" and not result["undecided"]
+                and (value == "win") != (token in listed)):
+            raise SystemExit(f"{label(name, options)}: {FIRST_MOVES.name} gives {token} as "
+                             f"a {value}, but the board's solves do not")
+        if values[token] == "unknown":
+            values[token] = value
+            taken.append(token)
+    return taken
+
+
+def board_section(
+    name: str, options: dict[str, Any], result: dict[str, Any], images: str, taken: list[str]
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """A board's section of the page and its opening book entries, from what
+    :func:`solve_board` found (with the first moves ``taken`` from solves of their own);
+    ``images`` is where the page finds the map's picture."""
+    game = new_game(name, **options)
+    lines = [f"### {label(name, options)}", ""]
+    mover = game.player_name(game.to_move)
+    value = result["value"]
+    if result["by_pie_rule"]:
+        lines.append(f"- empty board: **{value}** for {mover} (the first player), "
+                     "by the pie rule (no search)")
+    else:
+        lines.append(f"- empty board: **{value}** for {mover} (the first player), "
+                     f"{result['nodes']:,} nodes, {result['seconds']:.1f} s")
+    book: list[dict[str, Any]] = []
+    if value == "unknown":
+        return lines + ["- first moves: not solved", ""], book
+    values: dict[str, str] = result["map"]
+    winning = result["winning"]
+    if value == "win" and result["undecided"]:
+        # the listing ran out of time: the winning moves are those the first moves' own
+        # solves proved (each a loss for the opponent after it)
+        winning = [token for token, v in values.items() if v == "win"]
+        lines.append(f"- winning first moves: {' '.join(winning)} (each proven by a solve of "
+                     "the position after it)")
+    elif value == "win" and winning is not None:
+        lines.append(f"- winning first moves: {' '.join(winning) or '(none)'}")
+    book.append({"options": options, "position": game.position_string(), "value": value,
+                 "moves": winning or []})
+    decided = sum(v != "unknown" for v in values.values())
+    if result["by_pie_rule_all"]:
+        lines.append(f"- first moves decided: {decided} of {len(values)}, by the pie rule "
+                     "(no search)")
+    else:
+        apart = f"; {and_list(taken)} by solves of their own, listed above" if taken else ""
+        lines.append(f"- first moves decided: {decided} of {len(values)} "
+                     f"({result['map_nodes']:,} nodes, {result['map_seconds']:.1f} s{apart})")
+    if name == "trisq":
+        won = sorted(t for t, v in values.items() if v == "win")
+        lines.append(f"- winning first placements: {' '.join(won) or '(none)'}")
+    lines += ["", f"![First moves of {label(name, options)}: W wins, L loses, D draws, "
+              f"? not decided]({images}/{picture_name(name, options)})", ""]
+    book += result["replies"]
+    if "table" in result:
+        entries, megabytes = result["table"]
+        lines += [f"- table: {entries:,} entries, {megabytes:.0f} MB with the stack", ""]
+    return lines, book
+
+
+def first_move_solves(records: list[dict[str, Any]]) -> list[str]:
+    """The tables of the first moves solved apart (:data:`FIRST_MOVES`), one per board."""
+    lines: list[str] = []
+    boards: list[tuple[str, dict[str, Any]]] = []
+    for record in records:
+        if (record["game"], record["options"]) not in boards:
+            boards.append((record["game"], record["options"]))
+    for name, options in boards:
+        lines += [f"{label(name, options)}, the value for the player who makes the move:", "",
+                  "| first move | value | nodes | seconds | table |", "|---|---|---|---|---|"]
+        for record in records:
+            if (record["game"], record["options"]) != (name, options):
+                continue
+            limit = " (the limit)" if record["value"] == "unknown" else ""
+            lines.append(f"| {record['move']} | {record['value']} | {record['nodes']:,} | "
+                         f"{record['seconds']:,.0f}{limit} | {record['table']} |")
         lines.append("")
-    return lines, book, values
+    return lines
 
 
 def endings(name: str, budget: float, memory: float, seed: int, threads: int = 1) -> list[str]:
@@ -297,7 +391,10 @@ def main() -> None:
     parser.add_argument("--book", type=Path, default=Path("engine/search/book"),
                         help="directory of the opening book files to write")
     parser.add_argument("--only", default="", help="comma-separated games (default: all)")
-    parser.add_argument("--note", default="", help="a paragraph for the head of the page")
+    parser.add_argument("--notes", type=Path, default=NOTES,
+                        help="the page's notes on how the boards were solved (Markdown)")
+    parser.add_argument("--first-moves", type=Path, default=FIRST_MOVES,
+                        help="first moves solved apart (JSON records)")
     parser.add_argument("--table", type=Path, action="append", default=[],
                         help="a checkpoint table to start from (used where it fits)")
     parser.add_argument("--cache", type=Path, default=None,
@@ -310,6 +407,7 @@ def main() -> None:
                         help="directory of the maps of first moves (SVG)")
     args = parser.parse_args()
     only = set(filter(None, args.only.split(",")))
+    records: list[dict[str, Any]] = json.loads(args.first_moves.read_text())
     body: list[str] = []
     books: dict[str, list[dict[str, Any]]] = {}
     for name, options in BOARDS:
@@ -318,17 +416,19 @@ def main() -> None:
         kept = args.cache / f"{name}-{json.dumps(options, sort_keys=True)}.json" \
             if args.cache else None
         if kept is not None and kept.exists():
-            lines, book, values = json.loads(kept.read_text())
+            result = json.loads(kept.read_text())
         else:
             print(f"solving {label(name, options)}", file=sys.stderr, flush=True)
-            images = Path(os.path.relpath(args.images, args.out.parent)).as_posix()
-            lines, book, values = solve_board(name, options, args.budget, args.memory,
-                                              args.table, images, args.threads)
+            result = solve_board(name, options, args.budget, args.memory, args.table,
+                                 args.threads)
             if kept is not None:
                 kept.parent.mkdir(parents=True, exist_ok=True)
-                kept.write_text(json.dumps([lines, book, values]))
-        if values:
-            write_picture(name, options, values, args.images)
+                kept.write_text(json.dumps(result))
+        taken = take_first_moves(name, options, result, records)
+        if "map" in result:
+            write_picture(name, options, result["map"], args.images)
+        images = Path(os.path.relpath(args.images, args.out.parent)).as_posix()
+        lines, book = board_section(name, options, result, images, taken)
         body += lines
         books.setdefault(name, []).extend(book)
         print("\n".join(lines), file=sys.stderr, flush=True)
@@ -374,9 +474,11 @@ def main() -> None:
         "Flicker has draws: there the player who may swap does not lose, so with the pie",
         "rule the first player does not win, on any size (a draw or a loss: the boards below",
         "are losses).", "",
-        *([args.note, ""] if args.note else []),
     ]
-    args.out.write_text("\n".join(head + body).rstrip() + "\n")
+    notes = args.notes.read_text().rstrip().split("\n")
+    at = notes.index(FIRST_MOVE_SOLVES)
+    notes[at:at + 1] = first_move_solves(records)
+    args.out.write_text("\n".join(head + notes + [""] + body).rstrip() + "\n")
 
 
 if __name__ == "__main__":

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from engine.games.registry import new_game
 
 ROOT = Path(__file__).parent.parent
 SCRIPTS = sorted(path.stem for path in (ROOT / "scripts").glob("*.py") if path.stem[0] != "_")
@@ -85,3 +89,89 @@ def test_bench_solve_takes_the_endings_asked_for() -> None:
                                         "| trisq size=4"]
     assert rows[0][1] in ("win", "loss")
     assert all(int(row[2].replace(",", "")) <= 1000 + 1 for row in rows)
+
+
+#: Brique 3x3 without the pie rule and its winning first moves (docs/solved.md).
+BRIQUE_3 = {"size": 3, "pie": False}
+BRIQUE_3_WINS = ["a1", "a2", "b2", "b3", "c3"]
+
+
+def brique_3_results(unknown: set[str], listed: list[str] | None = None) -> dict[str, Any]:
+    """Brique 3x3's results as ``solve_boards`` keeps them in its cache, with the first moves
+    ``unknown`` left undecided by the map and ``listed`` the complete listing of the winning
+    moves (None: the listing ran out of time after b2)."""
+    game = new_game("brique", **BRIQUE_3)
+    tokens = [game.format_move(move) for move in game.legal_moves()]
+    values = {token: "unknown" if token in unknown else
+              "win" if token in BRIQUE_3_WINS else "loss" for token in tokens}
+    return {"value": "win", "by_pie_rule": False, "nodes": 322, "seconds": 0.7,
+            "winning": listed or ["b2"], "undecided": listed is None, "map": values,
+            "map_nodes": 386, "map_seconds": 0.2, "by_pie_rule_all": False, "replies": [],
+            "table": [1000, 1.0]}
+
+
+def run_solve_boards(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                     results: dict[str, Any], records: list[dict[str, Any]]) -> str:
+    """``scripts/solve_boards.py --only brique --largest 3`` with Brique 3x3's ``results`` in
+    its cache (with the pie rule: every first move loses, by the rule), the first moves
+    ``records`` solved apart and notes of one line; the page it writes."""
+    import scripts.solve_boards as solve_boards
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    pie = {"size": 3, "pie": True}
+    game = new_game("brique", **pie)
+    by_rule = {"value": "loss", "by_pie_rule": True, "nodes": 0, "seconds": 0.0,
+               "winning": None, "undecided": False, "by_pie_rule_all": True, "replies": [],
+               "map": {game.format_move(move): "loss" for move in game.legal_moves()}}
+    for options, kept in ((BRIQUE_3, results), (pie, by_rule)):
+        name = f"brique-{json.dumps(options, sort_keys=True)}.json"
+        (cache / name).write_text(json.dumps(kept))
+    (tmp_path / "notes.md").write_text(f"Notes:\n\n{solve_boards.FIRST_MOVE_SOLVES}\n")
+    (tmp_path / "first.json").write_text(json.dumps(records))
+    monkeypatch.setattr(sys, "argv", [
+        "solve_boards.py", "--only", "brique", "--largest", "3", "--cache", str(cache),
+        "--out", str(tmp_path / "solved.md"), "--book", str(tmp_path / "book"),
+        "--images", str(tmp_path / "images"), "--notes", str(tmp_path / "notes.md"),
+        "--first-moves", str(tmp_path / "first.json")])
+    solve_boards.main()
+    return (tmp_path / "solved.md").read_text()
+
+
+def record(move: str, value: str) -> dict[str, Any]:
+    return {"game": "brique", "options": BRIQUE_3, "move": move, "value": value,
+            "nodes": 1234567, "seconds": 60, "table": "empty"}
+
+
+def test_solve_boards_takes_in_the_first_moves_solved_apart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """First moves that solves of their own decided fill the map where the board's own
+    solves left them unknown: in the page's lines, its picture and the opening book; the
+    notes get the table of those solves."""
+    page = run_solve_boards(tmp_path, monkeypatch, brique_3_results({"a1", "c1", "a3"}),
+                            [record("a1", "win"), record("c1", "loss"),
+                             record("a3", "unknown")])
+    notes, board = page.split("### Brique 3x3, no pie rule")
+    assert "| a1 | win | 1,234,567 | 60 | empty |" in notes
+    assert "| a3 | unknown | 1,234,567 | 60 (the limit) | empty |" in notes
+    assert "- winning first moves: a1 a2 b2 b3 c3 (each proven by" in board
+    assert ("- first moves decided: 8 of 9 (386 nodes, 0.2 s; a1 and c1 by solves of their "
+            "own, listed above)") in board
+    book = json.loads((tmp_path / "book" / "brique.json").read_text())
+    assert book[0]["options"] == BRIQUE_3 and book[0]["moves"] == BRIQUE_3_WINS
+    picture = (tmp_path / "images" / "brique-pie-false-size-3.svg").read_text()
+    assert [picture.count(f">{mark}</text>") for mark in "WL?"] == [5, 3, 1]
+
+
+@pytest.mark.parametrize("results, solved_apart", [
+    (brique_3_results(set()), record("a1", "loss")),
+    (brique_3_results({"c1"}, BRIQUE_3_WINS), record("c1", "win")),
+    (brique_3_results({"a1"}, ["a2", "b2", "b3", "c3"]), record("a1", "win")),
+], ids=["against-the-map", "a-win-not-listed", "listed-without-it"])
+def test_solve_boards_refuses_a_first_move_its_solves_contradict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, results: dict[str, Any],
+    solved_apart: dict[str, Any]
+) -> None:
+    with pytest.raises(SystemExit, match=f"gives {solved_apart['move']} as a"):
+        run_solve_boards(tmp_path, monkeypatch, results, [solved_apart])
