@@ -579,6 +579,7 @@ def test_transpositions_are_one_state(
     [
         ("brique", {"size": 3, "pie": True}),
         ("brique", {"size": 4, "pie": True}),
+        ("flicker", {"size": 4, "pie": True}),
         # slow (8 s and 12 s): the minimax of their endings
         pytest.param("trisq", {"size": 4}, marks=pytest.mark.slow),
         pytest.param("bricka", {}, marks=pytest.mark.slow),
