@@ -513,37 +513,80 @@ class Solver:
             keys, data = self.table
             np.savez(out, header=np.array(self.header()), keys=keys, data=data)
 
-    def load(self, path: Path) -> None:
-        """Read a table written by :meth:`save` for the same game, options, memory and threads
-        (they set the table's size); ValueError if it is for something else."""
+    def load(self, path: Path) -> int:
+        """Read a table written by :meth:`save` for the same game and options; ValueError
+        if it is for something else. A table of this size (the same memory and threads, and
+        a root that needs as deep a stack) is read as it is; one of another size has its
+        entries stored in this table one by one (:func:`engine.search.kernels.dfpn.merge`:
+        where this one is smaller, a full bucket keeps the entries of most work, proofs
+        first). Both are read in pieces, so that a table of several gigabytes is never in
+        memory twice. Returns the entries read."""
         import zipfile
 
         import numpy as np
-        from numpy.lib import format as npy
 
         with zipfile.ZipFile(path) as archive:
             with archive.open("header.npy") as part:
                 header = str(np.load(part))
-            if header != self.header():
+            theirs, mine = json.loads(header), json.loads(self.header())
+            if {**theirs, "entries": 0} != {**mine, "entries": 0}:
                 raise ValueError(
                     f"{path} holds a table for {header}, not for {self.header()}")
-            for mine, name in zip(self.table, ("keys", "data"), strict=True):
-                # read into the table itself, in pieces: a table of several gigabytes
-                # would otherwise be in memory twice
-                with archive.open(f"{name}.npy") as part:
-                    version = npy.read_magic(part)
-                    shape, _, dtype = (npy.read_array_header_1_0(part) if version == (1, 0)
-                                       else npy.read_array_header_2_0(part))
-                    if shape != mine.shape or dtype != mine.dtype:
-                        raise ValueError(f"{path}: its {name} do not fit the table")
-                    into = memoryview(mine.reshape(-1).view(np.uint8))
-                    done = 0
-                    while done < len(into):
-                        chunk = part.read(min(2**24, len(into) - done))
-                        if not chunk:
-                            raise ValueError(f"{path}: its {name} are cut short")
-                        into[done: done + len(chunk)] = chunk
-                        done += len(chunk)
+            keys, data = self.table
+            if theirs["entries"] == mine["entries"]:
+                for table, name in zip(self.table, ("keys", "data"), strict=True):
+                    with archive.open(f"{name}.npy") as part:
+                        _read_into(part, table.reshape(-1).view(np.uint8), path, name,
+                                   table.shape, table.dtype)
+                return int((keys != 0).sum())
+            entries = int(theirs["entries"])
+            step = 2**20
+            more_keys = np.empty(step, dtype=keys.dtype)
+            more_data = np.empty((step, data.shape[1]), dtype=data.dtype)
+            stored = 0
+            with archive.open("keys.npy") as key_part, archive.open("data.npy") as data_part:
+                _read_header(key_part, path, "keys", (entries,), keys.dtype)
+                _read_header(data_part, path, "data", (entries, data.shape[1]), data.dtype)
+                for start in range(0, entries, step):
+                    count = min(step, entries - start)
+                    _read_chunk(key_part, more_keys[:count].view(np.uint8), path, "keys")
+                    _read_chunk(data_part, more_data[:count].reshape(-1).view(np.uint8),
+                                path, "data")
+                    stored += self.dfpn.merge(keys, data, more_keys[:count],
+                                              more_data[:count])
+            return stored
+
+
+def _read_header(part: Any, path: Path, name: str, shape: tuple[int, ...], dtype: Any) -> None:
+    """Read the header of the .npy member ``name`` of a checkpoint; ValueError unless its
+    array has this shape and type."""
+    from numpy.lib import format as npy
+
+    version = npy.read_magic(part)
+    found, _, kind = (npy.read_array_header_1_0(part) if version == (1, 0)
+                      else npy.read_array_header_2_0(part))
+    if found != shape or kind != dtype:
+        raise ValueError(f"{path}: its {name} do not fit the table")
+
+
+def _read_chunk(part: Any, into: Any, path: Path, name: str) -> None:
+    """Fill the bytes ``into`` from the open member ``part``, in pieces of 16 MB."""
+    view = memoryview(into)
+    done = 0
+    while done < len(view):
+        chunk = part.read(min(2**24, len(view) - done))
+        if not chunk:
+            raise ValueError(f"{path}: its {name} are cut short")
+        view[done: done + len(chunk)] = chunk
+        done += len(chunk)
+
+
+def _read_into(
+    part: Any, into: Any, path: Path, name: str, shape: tuple[int, ...], dtype: Any
+) -> None:
+    """Read the .npy member ``name`` (header and array) straight into a table's bytes."""
+    _read_header(part, path, name, shape, dtype)
+    _read_chunk(part, into, path, name)
 
 
 def warm(name: str) -> None:

@@ -465,6 +465,36 @@ def test_checkpoint_resumes(tmp_path: Path) -> None:
         other.load(path)
 
 
+def test_checkpoint_of_another_size_is_stored_entry_by_entry(tmp_path: Path) -> None:
+    """A table saved by a solve with another size of table (more memory, or, in Flicker,
+    another root whose stack takes another share of it) is read by storing its entries:
+    into a larger table, nearly all (the buckets are other ones: a full one still gives
+    way); into a smaller one, as many as its buckets hold, proofs first. The root's proof
+    is read back either way."""
+    game = new_game("flicker", size=4, pie=False)
+    game.play_text("b2")
+    first = Solver(game, memory_mb=16)
+    assert first.solve(game).value == "loss"
+    path = tmp_path / "table.npz"
+    first.save(path)
+    used = first.used()
+    empty = new_game("flicker", size=4, pie=False)
+    larger = Solver(empty, memory_mb=64)
+    assert larger.entries > 2 * first.entries
+    assert larger.load(path) == used
+    assert 0.99 * used < larger.used() <= used
+    after = larger.solve(game)
+    assert after.value == "loss" and after.nodes < 10
+    found = larger.solve(empty)  # b2 wins for Black, and the table says so
+    assert found.value == "win" and found.nodes < 1_000
+    smaller = Solver(game, memory_mb=2)
+    assert smaller.entries < used
+    assert smaller.load(path) == used  # stored one by one, most of them given way again
+    assert 0 < smaller.used() <= smaller.entries
+    again = smaller.solve(game)
+    assert again.value == "loss" and again.nodes < 10
+
+
 @pytest.mark.parametrize(("name", "options", "moves"), [
     ("brique", {"size": 4, "pie": False}, ""),
     pytest.param("brique", {"size": 5, "pie": True}, "c3 swap b2 b4 d2",

@@ -178,6 +178,25 @@ def tt_store(keys: Any, data: Any, h: Any, pn: Any, dn: Any, wk: Any) -> None:
     keys[victim] = h
 
 
+@kernel
+def merge(keys: Any, data: Any, more_keys: Any, more_data: Any) -> int:
+    """Store the entries of another table (``more_keys`` and ``more_data``: all of it or a
+    piece, of any size) in this one, each as :func:`tt_store` stores an entry, skipping
+    those whose check word fails; returns how many were stored."""
+    stored = 0
+    for i in range(more_keys.shape[0]):
+        h = more_keys[i]
+        if h == np.uint64(0):
+            continue
+        pn = more_data[i, D_PN]
+        dn = more_data[i, D_DN]
+        if more_data[i, D_CHECK] != _seal(h, pn, dn):
+            continue
+        tt_store(keys, data, h, pn, dn, more_data[i, D_WORK])
+        stored += 1
+    return stored
+
+
 @inline
 def _wins(t: Any, s: Any, s2: Any, w: Any, code: int, z: int) -> bool:
     """Whether the legal move ``code`` wins at once for ``z``, the player to move in ``s``
