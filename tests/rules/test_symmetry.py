@@ -1,6 +1,6 @@
-"""Which board symmetries the rules preserve (the solver folds Flicker's into its table, none
-of Brique's: docs/design/kernels.md, "The solver"), and that the swap of Brique and of
-Flicker changes sides exactly (the solver uses it in the pie rule's positions).
+"""Which board symmetries the rules preserve (the solver folds Flicker's, Trisq's half turn
+and Bricka's into its table: docs/design/kernels.md, "The solver"), and that the swap of
+Brique and of Flicker changes sides exactly (the solver uses it in the pie rule's positions).
 
 Flicker's rules are symmetric under the mirrors and the half turn of the board (each player's
 edges map to themselves); with the pie rule the swap (a reflection in the diagonal) commutes
@@ -182,3 +182,267 @@ def test_flicker_swap_changes_sides_exactly(size: int, fill: bool) -> None:
             swapped.play(image(move))
     if fill:
         assert None in results  # the example's draw by repetition
+
+
+# --------------------------------------------------------------------------------------------
+# Trisq: the pieces are one chiral trapezium, turned but never reflected (rulings T2, T5), so
+# the half turn and the quarter turns of the board map pieces to pieces and the mirrors do
+# not. The half turn keeps each player's edges; a quarter turn exchanges them (Red's bottom
+# and top become the right and left sides), so it is a symmetry with the colours exchanged,
+# apart from Red's single first placement. The solver folds the half turn
+# (engine/search/kernels/trisq.py, ``_key``).
+
+TRISQ_N = 4
+SIDE = 4 * TRISQ_N  # the board's side in polygon units
+
+TRISQ_MAPS: dict[str, Callable[[int, int], tuple[int, int]]] = {
+    "half turn": lambda x, y: (SIDE - x, SIDE - y),
+    "quarter turn": lambda x, y: (SIDE - y, x),  # anticlockwise
+    "left-right": lambda x, y: (SIDE - x, y),
+    "up-down": lambda x, y: (x, SIDE - y),
+}
+
+
+def trisq_outlines(n: int) -> dict[frozenset[tuple[int, int]], int]:
+    """Each slot of the n x n board by the corners of its piece, in board units."""
+    from engine.games.trisq_geometry import PIECES, slot_parts
+
+    outlines = {}
+    for slot in range(8 * n * n):
+        f, r, o, c = slot_parts(slot, n)
+        outlines[frozenset((x + 4 * f, y + 4 * r) for x, y in PIECES[o][c])] = slot
+    return outlines
+
+
+def trisq_slot_map(name: str) -> list[int] | None:
+    """The image of each slot under the board map ``name``, from the piece polygons; None
+    when some piece's image is no piece."""
+    outlines = trisq_outlines(TRISQ_N)
+    image = [-1] * len(outlines)
+    for corners, slot in outlines.items():
+        mapped = frozenset(TRISQ_MAPS[name](x, y) for x, y in corners)
+        if mapped not in outlines:
+            return None
+        image[slot] = outlines[mapped]
+    return image
+
+
+def test_trisq_turns_map_pieces_to_pieces_and_mirrors_do_not() -> None:
+    from engine.games.trisq_geometry import BOTTOM, LEFT, RIGHT, TOP, geometry
+
+    geo = geometry(TRISQ_N)
+    sides = {"half turn": {BOTTOM: TOP, TOP: BOTTOM, LEFT: RIGHT, RIGHT: LEFT},
+             "quarter turn": {BOTTOM: RIGHT, RIGHT: TOP, TOP: LEFT, LEFT: BOTTOM}}
+    for name, edges in sides.items():
+        image = trisq_slot_map(name)
+        assert image is not None and sorted(image) == list(range(8 * TRISQ_N**2))
+        # the adjacencies (computed from the polygons) and the board edges go along
+        for a in range(len(image)):
+            assert sorted(image[b] for b in geo.edge_adj[a]) == sorted(geo.edge_adj[image[a]])
+            assert sorted((image[b], sorted(image[x] for x in bridges))
+                          for b, bridges in geo.point_adj[a]) == \
+                sorted((b, sorted(bridges)) for b, bridges in geo.point_adj[image[a]])
+            bits = sum(edges[bit] for bit in edges if geo.touches[a] & bit)
+            assert geo.touches[image[a]] == bits
+    assert trisq_slot_map("left-right") is None
+    assert trisq_slot_map("up-down") is None
+
+
+def test_trisq_games_turned_half_round_are_games() -> None:
+    """Random games and their images under the half turn: the same legal turns (mapped),
+    the same player to move and the same winner at every turn."""
+    image = trisq_slot_map("half turn")
+    assert image is not None
+    rng = random.Random(6)
+    for _ in range(8):
+        game = new_game("trisq", size=TRISQ_N)
+        other = new_game("trisq", size=TRISQ_N)
+        while game.outcome() is None:
+            legal = {tuple(sorted(image[p] for p in m)) for m in game.legal_moves()}
+            assert legal == {tuple(sorted(m)) for m in other.legal_moves()}
+            move = game.random_move(rng)
+            game.play(move)
+            other.play(tuple(image[p] for p in move))
+            assert other.to_move == game.to_move
+            a, b = game.outcome(), other.outcome()
+            assert (a is None) == (b is None)
+            assert a is None or b is None or a.winner == b.winner
+
+
+def trisq_turned(game: Any, image: list[int]) -> Any:
+    """The position of ``game`` (after Red's first turn) with every piece mapped by
+    ``image`` and its colour exchanged, the other player to move."""
+    from engine.games.position_text import encode_board
+    from engine.games.trisq import Trisq
+    from engine.games.trisq_geometry import ORIENTATIONS, slot_index
+
+    n = game.n
+    colours = [-1] * (8 * n * n)
+    for slot, colour in enumerate(game.slot_colours()):
+        if colour >= 0:
+            colours[image[slot]] = 1 - colour
+    rows: list[list[str | None]] = []
+    for r in reversed(range(n)):
+        row: list[str | None] = []
+        for f in range(n):
+            cell = None
+            for o in range(2):
+                base = slot_index(f, r, o, 0, n)
+                if any(colours[base + c] >= 0 for c in range(4)):
+                    cell = ORIENTATIONS[o] + "".join(".rb"[colours[base + c] + 1]
+                                                     for c in range(4))
+            row.append(cell)
+        rows.append(row)
+    return Trisq.from_position_string(f"{encode_board(rows)} {'rb'[1 - game.to_move]} -")
+
+
+def test_trisq_quarter_turn_with_the_colours_exchanged_keeps_the_game() -> None:
+    """After Red's first turn the rules are the same for both players, so a position turned
+    a quarter round with the colours exchanged (Red's edges go to Blue's) is the same game
+    seen from the other side: the same legal turns (mapped) and the other player winning,
+    along random games."""
+    image = trisq_slot_map("quarter turn")
+    assert image is not None
+    rng = random.Random(8)
+    wins = set()
+    for _ in range(8):
+        game = new_game("trisq", size=TRISQ_N)
+        game.play(game.random_move(rng))
+        other = trisq_turned(game, image)
+        while game.outcome() is None:
+            legal = {tuple(sorted(image[p] for p in m)) for m in game.legal_moves()}
+            assert legal == {tuple(sorted(m)) for m in other.legal_moves()}
+            move = game.random_move(rng)
+            game.play(move)
+            other.play(tuple(image[p] for p in move))
+            assert other.to_move == 1 - game.to_move
+            a, b = game.outcome(), other.outcome()
+            assert (a is None) == (b is None)
+            if a is not None and b is not None:
+                assert a.winner is not None and b.winner == 1 - a.winner
+                wins.add(a.winner)
+    assert wins == {0, 1}
+
+
+# --------------------------------------------------------------------------------------------
+# Bricka: both players have the same goal (any pair of opposite sides) and the same rules, so
+# the symmetries of its board (tests/rules/test_bricka.py: the half turn and the two mirrors
+# through g7) are symmetries of the game, the colours kept. The solver folds them
+# (engine/search/kernels/bricka.py, ``_key``).
+
+BRICKA_MAPS: dict[str, Callable[[int, int], tuple[int, int]]] = {
+    "half turn": lambda f, r: (12 - f, 12 - r),
+    "left-right": lambda f, r: (12 - f, r),
+    "up-down": lambda f, r: (f, 12 - r),
+}
+
+
+def bricka_point_map(name: str) -> list[int]:
+    from engine.games import bricka_board as bb
+
+    return [bb.INDEX[BRICKA_MAPS[name](f, r)] for f, r in bb.POINTS]
+
+
+@pytest.mark.parametrize("name", BRICKA_MAPS)
+def test_bricka_games_mapped_by_the_board_symmetries_are_games(name: str) -> None:
+    """Random games and their images: the same legal moves (mapped), the same pieces (each
+    mapped, neutral ones too) and the same result at every turn."""
+    from engine.games.bricka import PASS
+
+    image = bricka_point_map(name)
+
+    def mapped(move: int) -> int:
+        return move if move == PASS else image[move]
+
+    rng = random.Random(9)
+    for _ in range(6):
+        game = new_game("bricka")
+        other = new_game("bricka")
+        while game.outcome() is None:
+            assert {mapped(m) for m in game.legal_moves()} == set(other.legal_moves())
+            move = game.random_move(rng)
+            game.play(move)
+            other.play(mapped(move))
+            assert [other.piece_at(image[p]) for p in range(69)] == \
+                [game.piece_at(p) for p in range(69)]
+            a, b = game.outcome(), other.outcome()
+            assert (a is None) == (b is None)
+            assert a is None or b is None or a.winner == b.winner
+
+
+# --------------------------------------------------------------------------------------------
+# Brax: the half turn of the board exchanges the colours of the lines (the only one of the
+# eight symmetries of the square that maps the lines' colours onto themselves or onto their
+# exchange) and maps the start onto itself with the pieces' colours exchanged. So a game and
+# its image under the half turn with the colours exchanged, Blue moving first, are one game
+# seen from the other side. Not folded into the solver's table (docs/design/kernels.md).
+
+BRAX_MAPS: dict[str, Callable[[int, int], tuple[int, int]]] = {
+    "half turn": lambda f, r: (8 - f, 8 - r),
+    "left-right": lambda f, r: (8 - f, r),
+    "up-down": lambda f, r: (f, 8 - r),
+    "diagonal": lambda f, r: (r, f),
+    "antidiagonal": lambda f, r: (8 - r, 8 - f),
+    "quarter turn": lambda f, r: (8 - r, f),
+    "three quarter turn": lambda f, r: (r, 8 - f),
+}
+
+
+def brax_point_map(name: str) -> list[int]:
+    from engine.games import brax_board as bb
+
+    return [bb.index(*BRAX_MAPS[name](p % 9, p // 9)) for p in range(bb.POINTS)]
+
+
+def test_brax_lines_keep_their_colours_only_under_the_half_turn_exchanged() -> None:
+    from engine.games import brax_board as bb
+
+    found = {}
+    for name in BRAX_MAPS:
+        image = brax_point_map(name)
+        segments = [(p, q) for p in range(bb.POINTS) for q in bb.NEIGHBOURS[p]]
+        assert all(image[q] in bb.NEIGHBOURS[image[p]] for p, q in segments)
+        changed = {bb.segment_colour(p, q) != bb.segment_colour(image[p], image[q])
+                   for p, q in segments}
+        found[name] = changed
+    assert found == {name: ({True} if name == "half turn" else {True, False})
+                     for name in BRAX_MAPS}
+
+
+def test_brax_games_turned_half_round_with_the_colours_exchanged_are_games() -> None:
+    """Random games from the start, Red first, and their images, Blue first: the same legal
+    turns (mapped, calls included), each piece on the image of a piece of the other colour,
+    and the result with the colours exchanged, at every turn."""
+    from engine.games.brax import BraxMove
+
+    image = brax_point_map("half turn")
+
+    def mapped(move: BraxMove) -> BraxMove:
+        paths = tuple(tuple(image[p] for p in path) for path in move.paths)
+        return BraxMove(paths, move.call)
+
+    rng = random.Random(10)
+    results = set()
+    for _ in range(6):
+        game = new_game("brax")
+        other = new_game("brax", first="blue")
+        while game.outcome() is None:
+            legal = game.legal_moves()
+            assert {mapped(m) for m in legal} == set(other.legal_moves())
+            # captures first, so that games end in wins as well as draws
+            enemy = set(game.pieces(1 - game.to_move))
+            captures = [m for m in legal if m.paths and m.paths[0][-1] in enemy]
+            move = rng.choice(captures or legal)
+            game.play(move)
+            other.play(mapped(move))
+            assert other.to_move == 1 - game.to_move
+            for player in (0, 1):
+                assert sorted(image[p] for p in game.pieces(player)) == \
+                    other.pieces(1 - player)
+            a, b = game.outcome(), other.outcome()
+            assert (a is None) == (b is None)
+            if a is not None and b is not None:
+                assert (a.winner is None) == (b.winner is None)
+                assert a.winner is None or b.winner == 1 - a.winner
+                results.add(a.winner)
+    assert len(results) >= 2

@@ -604,6 +604,108 @@ def test_transpositions_are_one_state(
     assert a.tolist() == solver.state(first).tolist()
 
 
+@pytest.mark.slow  # compiles the solver for Trisq
+def test_trisq_keys_fold_the_half_turn() -> None:
+    """Trisq's table key is the same for a position and its image under the half turn (the
+    pending first step of a turn mapped too), and not for its image under a quarter turn
+    with the colours exchanged (a symmetry of the rules that is not folded) nor for other
+    positions; the kernel's map is the one the piece polygons give. A solve of an ending's
+    image after the ending finds its value in the table."""
+    from engine.search.kernels.trisq import TrisqCodec, half_turn
+    from tests.rules.test_symmetry import trisq_slot_map, trisq_turned
+
+    half = trisq_slot_map("half turn")
+    quarter = trisq_slot_map("quarter turn")
+    assert half is not None and quarter is not None
+    count = 8 * 4 * 4
+    assert half_turn(4)[:count].tolist() == half
+    assert half_turn(4)[count:].tolist() == [count + 15 - k for k in range(16)]
+    codec = TrisqCodec()
+    rng = random.Random(4)
+    solver = Solver(new_game("trisq", size=4), memory_mb=16)
+
+    def key(game: Any, step: int = -1) -> int:
+        state = solver.state(game)
+        if step >= 0:  # the first step of a turn played, the turn pending
+            solver.rule(state, 1, step)
+        return solver.rule(state, 4)[0]
+
+    seen = set()
+    for _ in range(12):
+        game = new_game("trisq", size=4)
+        image = new_game("trisq", size=4)
+        for _ in range(rng.randrange(1, 8)):
+            move = game.random_move(rng)
+            game.play(move)
+            image.play(tuple(half[p] for p in move))
+            if game.outcome() is not None:
+                break
+        if game.outcome() is not None:
+            continue
+        assert key(game) == key(image)
+        step = codec.steps(game, game.random_move(rng))[0]
+        assert key(game, step) == key(image, half[step]) != key(game)
+        assert key(trisq_turned(game, quarter)) != key(game)
+        seen.add(key(game))
+    assert len(seen) >= 10  # other positions, other keys
+    for game, value in random_endings("trisq", {"size": 4}, seed=3, count=3, cap=3000):
+        image_string = trisq_turned(trisq_turned(game, quarter), quarter).position_string()
+        image = type(game).from_position_string(image_string)
+        solver.clear()
+        assert solver.solve(game).value == VALUES[value]
+        again = solver.solve(image)
+        assert again.value == VALUES[value] and again.nodes <= 2
+
+
+@pytest.mark.slow  # compiles the solver for Bricka
+def test_bricka_keys_fold_the_board_symmetries() -> None:
+    """Bricka's table key is the same for a position and its images under the half turn
+    and the two mirrors (the previous placement, which blocks points, mapped too), and
+    differs between other positions; a solve of an ending's image after the ending finds
+    its value in the table."""
+    from engine.games.bricka import PASS
+    from tests.rules.test_symmetry import BRICKA_MAPS, bricka_point_map
+
+    images = [bricka_point_map(name) for name in BRICKA_MAPS]
+    rng = random.Random(12)
+    solver = Solver(new_game("bricka"), memory_mb=16)
+
+    def key(game: Any) -> int:
+        return solver.rule(solver.state(game), 4)[0]
+
+    def mapped(game: Any, image: list[int]) -> Any:
+        other = new_game("bricka")
+        for move in game.history:
+            other.play(move if move == PASS else image[move])
+        return other
+
+    seen = set()
+    for _ in range(10):
+        game = new_game("bricka")
+        for _ in range(rng.randrange(1, 30)):
+            game.play(game.random_move(rng))
+            if game.outcome() is not None:
+                break
+        if game.outcome() is not None:
+            continue
+        for image in images:
+            assert key(mapped(game, image)) == key(game)
+        seen.add(key(game))
+    assert len(seen) >= 8
+    for _ in range(3):  # endings of random games, 8 plies before the end
+        game = new_game("bricka")
+        while game.outcome() is None:
+            game.play(game.random_move(rng))
+        for _ in range(8):
+            game.undo()
+        solver.clear()
+        value = solver.solve(game).value
+        assert value != "unknown"
+        for image in images:
+            again = solver.solve(mapped(game, image))
+            assert again.value == value and again.nodes <= 2
+
+
 @pytest.mark.parametrize(
     ("name", "options"),
     [

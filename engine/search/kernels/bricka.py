@@ -29,7 +29,9 @@ from engine.games.core import Game
 from engine.search.kernels.mcts import Codec
 from engine.search.kernels.rt import (
     edge_distance,
+    index_weight,
     inline,
+    mix,
     rand_below,
     register,
     squared_distances,
@@ -56,6 +58,10 @@ class BrickaTables(NamedTuple):
     #: edge[k, p]: bit 1 / 2 if p is on the first / second side of the k-th pair of
     #: opposite sides (the solver's distances, :func:`_distance`)
     edge: np.ndarray[Any, np.dtype[np.int32]]
+    #: sym[g, p]: the image of point p under the identity, the half turn and the two
+    #: mirrors through g7, the symmetries the rules keep (:func:`_key`); each its own
+    #: inverse.
+    sym: np.ndarray[Any, np.dtype[np.int32]]
 
 
 _TABLES: list[BrickaTables] = []
@@ -63,7 +69,15 @@ _TABLES: list[BrickaTables] = []
 
 def tables_for() -> BrickaTables:
     if not _TABLES:
-        from engine.games.bricka_board import BLOCKED_AFTER, CELLS, CELLS_OF, NEIGHBOURS, SIDE_OF
+        from engine.games.bricka_board import (
+            BLOCKED_AFTER,
+            CELLS,
+            CELLS_OF,
+            INDEX,
+            NEIGHBOURS,
+            POINTS,
+            SIDE_OF,
+        )
 
         def padded(rows: Any, width: int) -> np.ndarray[Any, np.dtype[np.int32]]:
             table = np.full((len(rows), width), -1, dtype=I32)
@@ -89,6 +103,10 @@ def tables_for() -> BrickaTables:
                 padded(BLOCKED_AFTER, max(map(len, BLOCKED_AFTER))),
                 np.array([0 if s < 0 else 1 << s for s in SIDE_OF], dtype=I32),
                 edge,
+                np.array([[INDEX[f, r] for f, r in POINTS],
+                          [INDEX[12 - f, 12 - r] for f, r in POINTS],
+                          [INDEX[12 - f, r] for f, r in POINTS],
+                          [INDEX[f, 12 - r] for f, r in POINTS]], dtype=I32),
             )
         )
     return _TABLES[0]
@@ -379,6 +397,33 @@ def _distance(t: Any, s: Any, w: Any, p: int) -> int:
     return best
 
 
+def _key(t: Any, s: Any) -> Any:
+    """The solver's key of a state: the least of the keys of its images under the
+    symmetries of the board (:attr:`BrickaTables.sym`), the previous placement mapped
+    alike, so that a position and its images share one table entry. Both players have the
+    same goal and the same rules, so the board's symmetries are the game's, the colours kept
+    (tests/rules/test_symmetry.py)."""
+    sym = t.sym
+    h0 = h1 = h2 = h3 = np.uint64(0)
+    for i in range(N):
+        r = index_weight(i)
+        h0 += np.uint64(np.int64(s[i]) + 3) * r
+        h1 += np.uint64(np.int64(s[sym[1, i]]) + 3) * r
+        h2 += np.uint64(np.int64(s[sym[2, i]]) + 3) * r
+        h3 += np.uint64(np.int64(s[sym[3, i]]) + 3) * r
+    last = s[S_LAST]
+    best = np.uint64(0)
+    for g in range(4):
+        h = h0 if g == 0 else (h1 if g == 1 else (h2 if g == 2 else h3))
+        h = mix(h, sym[g, last] if last >= 0 else last)
+        if g == 0 or h < best:
+            best = h
+    h = mix(best, s[S_TO_MOVE])
+    h = mix(h, s[S_RESULT])
+    h = mix(h, s[S_PASSED])
+    return mix(h, s[S_FREE])
+
+
 register(
     BrickaTables,
     legal=_legal,
@@ -387,6 +432,7 @@ register(
     to_move=_to_move,
     playout=_playout,
     init=squared_distances(_distance),
+    key=_key,
 )
 
 

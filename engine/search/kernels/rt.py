@@ -212,6 +212,15 @@ def finish(h: Any) -> Any:
 
 
 @inline
+def index_weight(i: int) -> Any:
+    """The pseudo-random odd number (``np.uint64``) of index ``i`` in :func:`sum_key`."""
+    r = np.uint64(i + 1) * _GOLD
+    r = (r ^ (r >> np.uint64(29))) * _M1
+    r ^= r >> np.uint64(32)
+    return r | np.uint64(1)
+
+
+@inline
 def sum_key(s: Any, n: int) -> Any:
     """A key (unmixed: :func:`finish` mixes it) of the first ``n`` entries of ``s``: a sum
     over the entries of (entry + 3) times a pseudo-random odd number of its index. The terms
@@ -220,10 +229,7 @@ def sum_key(s: Any, n: int) -> Any:
     entries (most of the time of a solver's node)."""
     h = np.uint64(0)
     for i in range(n):
-        r = np.uint64(i + 1) * _GOLD
-        r = (r ^ (r >> np.uint64(29))) * _M1
-        r ^= r >> np.uint64(32)
-        h += np.uint64(np.int64(s[i]) + 3) * (r | np.uint64(1))
+        h += np.uint64(np.int64(s[i]) + 3) * index_weight(i)
     return h
 
 

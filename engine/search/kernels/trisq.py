@@ -71,8 +71,10 @@ from engine.search.kernels.rt import (
     chain_joins,
     edge_distance,
     i64,
+    index_weight,
     inline,
     jit,
+    mix,
     once,
     r_legal,
     rand_below,
@@ -111,6 +113,9 @@ class TrisqTables(NamedTuple):
     #: the smallest power of two above 3/2 of the slots (more than the slots, less than three
     #: times: with the slots and their distances it fits in the work array's 5 slots + 1).
     ring: int
+    #: half[i]: the image of state entry i (a slot or a square; i < base) under the half
+    #: turn of the board, which the rules keep (:func:`_key`); its own inverse.
+    half: np.ndarray[Any, np.dtype[np.int32]]
 
 
 _TABLES: dict[int, TrisqTables] = {}
@@ -136,8 +141,24 @@ def tables_for(n: int) -> TrisqTables:
         ring = 1
         while 2 * ring <= 3 * count:
             ring *= 2
-        _TABLES[n] = TrisqTables(n, count, count + n * n, edge, point, bridge, goal, ring)
+        _TABLES[n] = TrisqTables(n, count, count + n * n, edge, point, bridge, goal, ring,
+                                 half_turn(n))
     return _TABLES[n]
+
+
+def half_turn(n: int) -> np.ndarray[Any, np.dtype[np.int32]]:
+    """:attr:`TrisqTables.half` of an n x n board: square (f, r) goes to (n - 1 - f,
+    n - 1 - r), keeping its orientation, and each piece to the piece of the opposite corner
+    (``sw`` and ``ne``, ``se`` and ``nw``: corner c to 3 - c in the slot numbering), the
+    piece turned half round; each player's edges go to each other."""
+    squares = n * n
+    half = np.empty(9 * squares, dtype=I32)
+    for slot in range(8 * squares):
+        square, rest = divmod(slot, 8)
+        half[slot] = (squares - 1 - square) * 8 + (rest & 4) + 3 - (rest & 3)
+    for square in range(squares):
+        half[8 * squares + square] = 8 * squares + squares - 1 - square
+    return half
 
 
 # The helpers called from many places are compiled once each, for these types (rt.typed),
@@ -684,6 +705,29 @@ def _distance(t: Any, s: Any, w: Any, p: int) -> int:
     return edge_distance(t.edge, t.goal, seen, w[count:], count, p, p, p, 1 - p, t.ring)
 
 
+def _key(t: Any, s: Any) -> Any:
+    """The solver's key of a state: the least of the whole state's key (as the default key,
+    :func:`engine.search.kernels.rt.sum_key`) and its image's under the half turn
+    (:attr:`TrisqTables.half`, the pending first step mapped alike), so that a position and
+    its image share one table entry. The rules keep the half turn
+    (tests/rules/test_symmetry.py); the mirrors turn each piece into its mirror image, which
+    is no piece, and the quarter turns exchange the players' edges."""
+    base = t.base
+    half = t.half
+    h0 = np.uint64(0)
+    h1 = np.uint64(0)
+    for i in range(base):
+        r = index_weight(i)
+        h0 += np.uint64(np.int64(s[i]) + 3) * r
+        h1 += np.uint64(np.int64(s[half[i]]) + 3) * r
+    p = s[base + PENDING]
+    h0 = mix(h0, p)
+    h1 = mix(h1, half[p] if p >= 0 else p)
+    h = mix(min(h0, h1), s[base + TO_MOVE])
+    h = mix(h, s[base + RESULT])
+    return mix(h, s[base + TURNS])
+
+
 register(
     TrisqTables,
     legal=_legal,
@@ -692,6 +736,7 @@ register(
     to_move=_to_move,
     playout=_playout,
     init=squared_distances(_distance),
+    key=_key,
 )
 
 
