@@ -5,15 +5,20 @@ endings engine/search/book/brax-endings.npz (built by retrograde analysis, not b
 
 Usage: python scripts/solve_boards.py [--budget S] [--memory MB] [--out docs/solved.md]
 [--book engine/search/book] [--images docs/images/solved] [--only brique,flicker,...]
-[--threads N] [--cache DIR] [--notes FILE] [--first-moves FILE]
+[--largest N] [--table FILE ...] [--threads N] [--cache DIR] [--notes FILE]
+[--first-moves FILE]
+
+``--only`` and ``--largest`` choose the boards to solve where they have no results yet; the
+page still shows every board that has.
 
 Each board gets at most ``--budget`` seconds per solve; what was not decided within it is
-written as not reached. The figures (nodes, seconds) are this machine's on the day. With
-``--cache DIR`` each board's results are kept there, and a later run writes the page from
-them without solving the board again. Two files written by hand go into the page as well:
-scripts/solved/notes.md, how the boards were solved and what was not reached, and
-scripts/solved/first_moves.json, first moves decided by longer solves of their own, which
-the maps and the book take in.
+written as not reached. The figures (nodes, seconds) are those of the machine and the day of
+each solve. Each board's results are kept as JSON in the ``--cache`` directory (by default
+scripts/solved/boards/, committed), and a run writes the page from them, solving only the
+boards that have no file there: delete a board's file to solve it again. Two files written
+by hand go into the page as well: scripts/solved/notes.md, how the boards were solved and
+what was not reached, and scripts/solved/first_moves.json, first moves decided by longer
+solves of their own, which the maps and the book take in.
 """
 
 from __future__ import annotations
@@ -65,6 +70,10 @@ NOTES = Path(__file__).resolve().parent / "solved" / "notes.md"
 #: the player who makes it, the solve's ``nodes`` and ``seconds`` and the ``table`` it started
 #: from. The maps and the opening book take in those the board's own solves left unknown.
 FIRST_MOVES = Path(__file__).resolve().parent / "solved" / "first_moves.json"
+
+#: Each board's results (what :func:`solve_board` returns) and the endings' lines, as JSON
+#: files named after the board: the page is written from them.
+RESULTS = Path(__file__).resolve().parent / "solved" / "boards"
 
 #: The line of :data:`NOTES` that the tables of :data:`FIRST_MOVES` replace.
 FIRST_MOVE_SOLVES = "<!-- the first moves solved apart -->"
@@ -120,10 +129,14 @@ def first_moves(
 MARKS = {"win": "W", "loss": "L", "draw": "D", "unknown": "?"}
 
 
+def board_name(name: str, options: dict[str, Any]) -> str:
+    """A board's name in file names: ``brique-pie-false-size-3``."""
+    return "-".join([name] + [f"{key}-{options[key]}".lower() for key in sorted(options)])
+
+
 def picture_name(name: str, options: dict[str, Any]) -> str:
     """The file name of a board's map of first moves."""
-    parts = [name] + [f"{key}-{options[key]}".lower() for key in sorted(options)]
-    return "-".join(parts) + ".svg"
+    return board_name(name, options) + ".svg"
 
 
 def write_picture(
@@ -397,7 +410,7 @@ def main() -> None:
                         help="first moves solved apart (JSON records)")
     parser.add_argument("--table", type=Path, action="append", default=[],
                         help="a checkpoint table to start from (used where it fits)")
-    parser.add_argument("--cache", type=Path, default=None,
+    parser.add_argument("--cache", type=Path, default=RESULTS,
                         help="directory keeping each board's results: boards found there "
                         "are not solved again")
     parser.add_argument("--largest", type=int, default=99, help="largest board size")
@@ -411,19 +424,17 @@ def main() -> None:
     body: list[str] = []
     books: dict[str, list[dict[str, Any]]] = {}
     for name, options in BOARDS:
-        if (only and name not in only) or options.get("size", 0) > args.largest:
-            continue
-        kept = args.cache / f"{name}-{json.dumps(options, sort_keys=True)}.json" \
-            if args.cache else None
-        if kept is not None and kept.exists():
+        kept = args.cache / f"{board_name(name, options)}.json"
+        if kept.exists():  # written from its results, whether chosen or not
             result = json.loads(kept.read_text())
+        elif (only and name not in only) or options.get("size", 0) > args.largest:
+            continue
         else:
             print(f"solving {label(name, options)}", file=sys.stderr, flush=True)
             result = solve_board(name, options, args.budget, args.memory, args.table,
                                  args.threads)
-            if kept is not None:
-                kept.parent.mkdir(parents=True, exist_ok=True)
-                kept.write_text(json.dumps(result))
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            kept.write_text(json.dumps(result, indent=1) + "\n")
         taken = take_first_moves(name, options, result, records)
         if "map" in result:
             write_picture(name, options, result["map"], args.images)
@@ -433,21 +444,20 @@ def main() -> None:
         books.setdefault(name, []).extend(book)
         print("\n".join(lines), file=sys.stderr, flush=True)
     for name in ("bricka", "brax"):
-        if only and name not in only:
+        kept = args.cache / f"{name}-endings.json"
+        if (only and name not in only) and not kept.exists():
             continue
         if name == "brax":
             print("building the table of brax endings", file=sys.stderr, flush=True)
             args.book.mkdir(parents=True, exist_ok=True)
             body += brax_table(brax_endings.write(args.book / brax_endings.TABLE_FILE))
-        kept = args.cache / f"{name}-endings.json" if args.cache else None
-        if kept is not None and kept.exists():
+        if kept.exists():
             lines = json.loads(kept.read_text())
         else:
             print(f"solving {name} endings", file=sys.stderr, flush=True)
             lines = endings(name, args.budget / 10, args.memory, seed=1, threads=args.threads)
-            if kept is not None:
-                kept.parent.mkdir(parents=True, exist_ok=True)
-                kept.write_text(json.dumps(lines))
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            kept.write_text(json.dumps(lines, indent=1) + "\n")
         body += lines
         print("\n".join(lines), file=sys.stderr, flush=True)
     for name, entries in books.items():

@@ -125,7 +125,7 @@ def run_solve_boards(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                "winning": None, "undecided": False, "by_pie_rule_all": True, "replies": [],
                "map": {game.format_move(move): "loss" for move in game.legal_moves()}}
     for options, kept in ((BRIQUE_3, results), (pie, by_rule)):
-        name = f"brique-{json.dumps(options, sort_keys=True)}.json"
+        name = f"{solve_boards.board_name('brique', options)}.json"
         (cache / name).write_text(json.dumps(kept))
     (tmp_path / "notes.md").write_text(f"Notes:\n\n{solve_boards.FIRST_MOVE_SOLVES}\n")
     (tmp_path / "first.json").write_text(json.dumps(records))
@@ -175,3 +175,31 @@ def test_solve_boards_refuses_a_first_move_its_solves_contradict(
 ) -> None:
     with pytest.raises(SystemExit, match=f"gives {solved_apart['move']} as a"):
         run_solve_boards(tmp_path, monkeypatch, results, [solved_apart])
+
+
+def test_the_solved_page_is_what_its_results_give(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/solved.md, its maps of first moves, the opening books and the table of Brax
+    endings are what ``scripts/solve_boards.py`` writes from the committed results
+    (scripts/solved/), without a solve: a page edited by hand, or results changed without
+    writing the page again, fail here."""
+    import scripts.solve_boards as solve_boards
+
+    root = Path(__file__).resolve().parent.parent
+    monkeypatch.setattr(solve_boards, "solve_board", None)  # any solve would fail
+    monkeypatch.setattr(solve_boards, "endings", None)
+    monkeypatch.setattr(sys, "argv", [
+        "solve_boards.py", "--out", str(tmp_path / "solved.md"),
+        "--book", str(tmp_path / "book"), "--images", str(tmp_path / "images" / "solved")])
+    solve_boards.main()
+    assert (tmp_path / "solved.md").read_text() == (root / "docs" / "solved.md").read_text()
+    pictures = sorted(p.name for p in (tmp_path / "images" / "solved").iterdir())
+    assert pictures == sorted(p.name for p in (root / "docs" / "images" / "solved").iterdir())
+    for name in pictures:
+        assert (tmp_path / "images" / "solved" / name).read_text() == \
+            (root / "docs" / "images" / "solved" / name).read_text(), name
+    book = root / "engine" / "search" / "book"
+    for path in (tmp_path / "book").iterdir():
+        assert path.read_bytes() == (book / path.name).read_bytes(), path.name
+
