@@ -512,7 +512,8 @@ def solve(
 
         solver = Solver(the_game, memory_mb=memory, threads=threads)
         if checkpoint is not None and checkpoint.exists():
-            solver.load(checkpoint)
+            read = solver.load(checkpoint)
+            typer.echo(f"gtpgames: {read:,} table entries read from {checkpoint}", err=True)
     except (GameError, ValueError, OSError) as error:
         _fail(str(error))
         return

@@ -544,9 +544,10 @@ def test_cli_solves_and_lists_winning_moves(tmp_path: Path) -> None:
     assert lines[0] == "Black to move: win"
     assert lines[-1] == "winning moves: a1 a2 b2 b3 c3"
     assert path.exists()
-    code, out, _ = run_cli("brique", "--size", "3", "--option", "pie=off", "--memory", "8",
-                           "--checkpoint", str(path))
+    code, out, err = run_cli("brique", "--size", "3", "--option", "pie=off", "--memory", "8",
+                             "--checkpoint", str(path))
     assert code == 0 and "nodes: 1\n" in out  # the root's proof came from the file
+    assert err.startswith("gtpgames: ") and f"table entries read from {path}" in err
     code, out, _ = run_cli("brique", "--size", "3", "--moves", "a1", "--memory", "8",
                            "--threads", "2", "--all")
     assert code == 0 and out.splitlines()[:2] == [
