@@ -256,17 +256,28 @@ def test_trisq_games_turned_half_round_are_games() -> None:
     rng = random.Random(6)
     for _ in range(8):
         game = new_game("trisq", size=TRISQ_N)
-        other = new_game("trisq", size=TRISQ_N)
-        while game.outcome() is None:
-            legal = {tuple(sorted(image[p] for p in m)) for m in game.legal_moves()}
-            assert legal == {tuple(sorted(m)) for m in other.legal_moves()}
-            move = game.random_move(rng)
-            game.play(move)
-            other.play(tuple(image[p] for p in move))
-            assert other.to_move == game.to_move
-            a, b = game.outcome(), other.outcome()
-            assert (a is None) == (b is None)
-            assert a is None or b is None or a.winner == b.winner
+        trisq_play_along(game, new_game("trisq", size=TRISQ_N), image, rng, exchanged=False)
+
+
+def trisq_play_along(
+    game: Any, other: Any, image: list[int], rng: random.Random, exchanged: bool
+) -> int | None:
+    """Play ``game`` to its end by random turns and ``other`` by their images, checking at
+    every turn that the legal turns are the images of ``game``'s, and that the player to
+    move and the winner are the same (``exchanged``: the other player); ``game``'s winner."""
+    while game.outcome() is None:
+        legal = {tuple(sorted(image[p] for p in m)) for m in game.legal_moves()}
+        assert legal == {tuple(sorted(m)) for m in other.legal_moves()}
+        move = game.random_move(rng)
+        game.play(move)
+        other.play(tuple(image[p] for p in move))
+        assert other.to_move == (1 - game.to_move if exchanged else game.to_move)
+        a, b = game.outcome(), other.outcome()
+        assert (a is None) == (b is None)
+    a, b = game.outcome(), other.outcome()
+    assert a is not None and b is not None and a.winner is not None
+    assert b.winner == (1 - a.winner if exchanged else a.winner)
+    return a.winner
 
 
 def trisq_turned(game: Any, image: list[int]) -> Any:
@@ -309,18 +320,7 @@ def test_trisq_quarter_turn_with_the_colours_exchanged_keeps_the_game() -> None:
         game = new_game("trisq", size=TRISQ_N)
         game.play(game.random_move(rng))
         other = trisq_turned(game, image)
-        while game.outcome() is None:
-            legal = {tuple(sorted(image[p] for p in m)) for m in game.legal_moves()}
-            assert legal == {tuple(sorted(m)) for m in other.legal_moves()}
-            move = game.random_move(rng)
-            game.play(move)
-            other.play(tuple(image[p] for p in move))
-            assert other.to_move == 1 - game.to_move
-            a, b = game.outcome(), other.outcome()
-            assert (a is None) == (b is None)
-            if a is not None and b is not None:
-                assert a.winner is not None and b.winner == 1 - a.winner
-                wins.add(a.winner)
+        wins.add(trisq_play_along(game, other, image, rng, exchanged=True))
     assert wins == {0, 1}
 
 
