@@ -58,6 +58,10 @@ PADDED = frozenset({"flicker", "brax"})
 #: time (a capture that wins at once is rare until the last pieces).
 THREATS = frozenset({"brique", "bricka", "trisq", "flicker"})
 
+#: Nodes of the first look at each move when listing the winning moves: enough to read a
+#: proof the table holds (:meth:`Solver.winning_moves`).
+LOOK_NODES = 100
+
 #: Nodes per call of the compiled search between looks at the node limit.
 SLICE = 20_000
 #: Against a deadline or with a stop callback: the first call's nodes, then as many as take
@@ -472,14 +476,20 @@ class Solver:
         open_: list[str], deadline: float | None, nodes: int | None,
     ) -> None:
         _, legal = self.rule(state, 0)
+        children = []
         for code in [int(c) for c in legal]:
             child = state.copy()
             self.rule(child, 1, code)
+            children.append((code, child, self.rule(child, 2)[0]))
+        # a first look of a few nodes at each child: those the table already decides (a
+        # table read from a checkpoint, or filled by the solve of the position) are decided
+        # before a child that takes the whole time is searched
+        results = [(1 if winner == mover else -1) if winner >= 0 else
+                   self.prove(child, mover, deadline, LOOK_NODES)
+                   for _, child, winner in children]
+        for (code, child, winner), result in zip(children, results, strict=True):
             path = codes + [code]
-            winner = self.rule(child, 2)[0]
-            if winner >= 0:
-                result = 1 if winner == mover else -1
-            else:
+            if result == 0:
                 result = self.prove(child, mover, deadline, nodes)
             if result == 0:
                 open_.append(self._text(game, path))

@@ -447,6 +447,22 @@ def test_the_solve_stops_when_asked() -> None:
     assert asked == [True] and 0 < solver.nodes < 1_000
 
 
+def test_listing_reads_the_moves_the_table_decides_first() -> None:
+    """Listing the winning moves within a deadline: a winning move whose proof is in the
+    table is listed even when the moves before it take the whole time (a first look of a
+    few nodes at every move comes before the search of any)."""
+    import time
+
+    game = new_game("brique", size=5, pie=False)
+    solver = Solver(game, memory_mb=64)
+    after = game.copy()
+    after.play_text("c3")
+    assert solver.solve(after).value == "loss"  # c3 wins for Black
+    won, undecided = solver.winning_moves(game, deadline=time.monotonic() + 1.0)
+    assert "c3" in won
+    assert undecided and undecided[0] == "a1"  # the first move took the time
+
+
 def test_checkpoint_resumes(tmp_path: Path) -> None:
     game = new_game("brique", size=4, pie=False)
     first = Solver(game, memory_mb=8)
