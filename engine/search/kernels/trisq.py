@@ -150,7 +150,7 @@ def half_turn(n: int) -> np.ndarray[Any, np.dtype[np.int32]]:
     """:attr:`TrisqTables.half` of an n x n board: square (f, r) goes to (n - 1 - f,
     n - 1 - r), keeping its orientation, and each piece to the piece of the opposite corner
     (``sw`` and ``ne``, ``se`` and ``nw``: corner c to 3 - c in the slot numbering), the
-    piece turned half round; each player's edges go to each other."""
+    piece turned half round; each player's two edges change places."""
     squares = n * n
     half = np.empty(9 * squares, dtype=I32)
     for slot in range(8 * squares):
