@@ -4,7 +4,8 @@ for it to end and describe its result in one line (docs/online.md, "Scripted pla
 The challenge is sent with ``POST /api/challenges``; its status is read until it is accepted
 or declined (``GET /api/challenges/ID``), a challenge not accepted in time is withdrawn
 (``DELETE``), and the game is followed by reading its record (``GET /api/game/ID``) until it
-is finished. A server that stops answering while the game is played is waited for.
+is finished. A server that stops answering while the game is played, or answers with
+server errors (its database restarting), is waited for.
 """
 
 from __future__ import annotations
@@ -81,15 +82,18 @@ def play(
 
 def _retrying(get: Callable[[], Any], deadline: float | None,
               sleep: Callable[[float], None], patience: float = 120.0) -> Any:
-    """``get()``, tried again while the server does not answer (a restart): until
-    ``deadline``, or for ``patience`` seconds without an answer."""
+    """``get()``, tried again while the server does not answer (a restart) or answers with
+    a server error (5xx: its database restarting): until ``deadline``, or for ``patience``
+    seconds without an answer. A client error (4xx) is raised at once."""
     give_up = time.monotonic() + patience
     if deadline is not None:
         give_up = max(give_up, deadline)
     while True:
         try:
             return get()
-        except ServerUnreachable:
+        except (ServerUnreachable, ApiError) as error:
+            if isinstance(error, ApiError) and error.status < 500:
+                raise
             if time.monotonic() >= give_up:
                 raise
             sleep(1.0)

@@ -185,3 +185,26 @@ def test_time_and_addresses() -> None:
             parse_time(bad)
     assert websocket_url("https://example.org/", "/api/bot") == "wss://example.org/api/bot"
     assert websocket_url("http://127.0.0.1:8000", "/api/bot") == "ws://127.0.0.1:8000/api/bot"
+
+
+def test_reads_are_tried_again_after_server_errors_not_client_errors() -> None:
+    """A read answered with a server error (5xx, as while the server's database restarts) is
+    tried again; a client error (4xx) is raised at once."""
+    answers: list[Any] = [ApiError(500, "internal error"), ApiError(503, "busy"), {"ok": 1}]
+    slept: list[float] = []
+
+    def get() -> Any:
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    assert scripted._retrying(get, None, slept.append) == {"ok": 1}
+    assert slept == [1.0, 1.0]
+    answers[:] = [ApiError(404, "no such game"), {"ok": 2}]
+    with pytest.raises(ApiError, match="404"):
+        scripted._retrying(get, None, slept.append)
+    answers[:] = [ApiError(500, "internal error")] * 3
+    with pytest.raises(ApiError, match="500"):  # no patience left
+        scripted._retrying(get, None, slept.append, patience=0.0)
+
