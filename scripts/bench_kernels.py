@@ -44,11 +44,11 @@ if seconds > 0:
     out["tree_mb"] = sum(a.nbytes for a in tree.tree) / 1e6
     import numpy as np
     stats = np.zeros(5)
-    playouts(tree.tables, tree.root, tree.scratch, tree.rng, 0, 1, stats)  # compile first
+    # compile first, at the search's knowledge level
+    playouts(tree.tables, tree.root, tree.scratch, tree.rng, tree.knowledge, 1, stats)
     n, count, t0 = 64, 0, time.perf_counter()
     while time.perf_counter() - t0 < seconds:
-        playouts(tree.tables, tree.root, tree.scratch, tree.rng,
-                 searcher.settings.knowledge, n, stats)
+        playouts(tree.tables, tree.root, tree.scratch, tree.rng, tree.knowledge, n, stats)
         count += n
         n = min(n * 2, 1 << 14)
     out["playouts"] = count / (time.perf_counter() - t0)

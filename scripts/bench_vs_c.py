@@ -90,7 +90,7 @@ class Kernel:
         tree = self.tree
         if stats is None:
             stats = self.np.zeros(5)
-        playouts(tree.tables, tree.root, tree.scratch, tree.rng, 0, count, stats)
+        playouts(tree.tables, tree.root, tree.scratch, tree.rng, tree.knowledge, count, stats)
         return stats
 
     def playout_rate(self, seconds: float) -> float:

@@ -84,9 +84,10 @@ class Rules:
 
     def probe(self, state: Any, op: int, move: int = 0) -> int:
         from engine.search.kernels.mcts import probe
+        from engine.search.kernels.rt import knowledge_level
 
         result: int = probe(self.tables, state, self.work, self.out, self.rng, self.rec, op,
-                            move, 0)
+                            move, knowledge_level(0))
         return result
 
     def steps(self, state: Any) -> list[int]:

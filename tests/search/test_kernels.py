@@ -225,6 +225,67 @@ def test_warming_the_rules_compiles_probe() -> None:
         assert child.stdout.strip() == compiled
 
 
+#: A child compiling the playouts of a game of its own, whose level 0 and level 1 each call a
+#: helper of their own, and printing which helpers numba compiled after each level's playouts.
+LEVELS_CHILD = """
+from typing import NamedTuple
+import numba
+import numpy as np
+from engine.search.kernels import mcts, rt
+
+class Toy(NamedTuple):
+    size: int
+
+uniform = numba.njit(lambda s: 0)
+policy = numba.njit(lambda s: 1)
+
+def to_move(t, s):
+    return 0
+
+def playout_for(knowledge):
+    def playout(t, s, w, rng, rec, level):
+        rec[0] = 0
+        if knowledge == 0:
+            return uniform(s)
+        return policy(s)
+    return playout
+
+rt.register(Toy, to_move=to_move, playout=playout_for)
+state = np.zeros(4, dtype=np.int32)
+scratch = (state.copy(), state.copy(), state.copy(), np.zeros(8, dtype=np.int32))
+for level in (1, 0):
+    stats = np.zeros(5)
+    wins = mcts.playouts(Toy(4), state, scratch, rt.new_rng(1), rt.knowledge_level(level), 3,
+                         stats)
+    print(level, wins, len(uniform.signatures), len(policy.signatures))
+"""
+
+
+def test_a_playout_is_compiled_for_its_knowledge_level_alone(tmp_path: Path) -> None:
+    """A search compiles its playouts' level only: the branches of the other levels are
+    not compiled (helpers they call stay uncompiled) until a playout at that level runs."""
+    script = tmp_path / "levels.py"
+    script.write_text(LEVELS_CHILD)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    env.pop("GTPGAMES_NUMBA_ROOT", None)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          env=env, cwd=Path(__file__).resolve().parents[2], timeout=300)
+    assert done.returncode == 0, done.stderr
+    # level 1 compiles the policy's helper only (its playouts: the second player wins); then
+    # level 0 the uniform one (the first player wins)
+    assert done.stdout.split("\n")[:2] == ["1 0 0 1", "0 3 1 1"]
+
+
+def test_knowledge_levels_out_of_range_are_refused() -> None:
+    from engine.search.kernels.mcts import Settings
+    from engine.search.kernels.rt import KNOWLEDGE_LEVELS
+
+    Settings(knowledge=KNOWLEDGE_LEVELS - 1)
+    for level in (-1, KNOWLEDGE_LEVELS):
+        with pytest.raises(ValueError, match=f"knowledge {level} is out of range"):
+            Settings(knowledge=level)
+
+
 def test_cache_writes_wait_for_the_lock() -> None:
     import fcntl
     import threading
@@ -464,10 +525,12 @@ def case_id(case: tuple[str, dict[str, Any]]) -> str:
 
 
 def probe(*args: Any) -> int:
-    """:func:`engine.search.kernels.mcts.probe`, imported late (it needs numba)."""
+    """:func:`engine.search.kernels.mcts.probe`, imported late (it needs numba), with the
+    knowledge level (the last argument) an int."""
     from engine.search.kernels.mcts import probe as compiled
+    from engine.search.kernels.rt import knowledge_level
 
-    result: int = compiled(*args)
+    result: int = compiled(*args[:-1], knowledge_level(args[-1]))
     return result
 
 

@@ -43,6 +43,7 @@ capture), else each side wins with probability its share of the pieces on the bo
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any, ClassVar, NamedTuple
 
 import numba
@@ -558,96 +559,102 @@ def _landing(t: Any, s: Any, code: int, me: int) -> int:
     return rank
 
 
-def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
-    """Random turns until the game ends or :data:`MAX_PLIES` plies: at ``knowledge`` 0 a
-    path drawn uniformly among the legal ones, never a call (as the C reference plays); at
-    knowledge 1 and 2 captures first, each turn with a call tried half the time. At knowledge 2
-    a playout still running after ``t.cutoff`` plies is scored by material: a draw with
-    probability q / 100 after q plies without capture (X14's 100-ply draw draws near), else
-    each side wins with probability its share of the pieces on the board: every piece
-    counts, so a side far ahead still gains by the next capture and loses by the next loss
-    (a logistic of the lead saturates there), and a level position still to be fought is a
-    coin toss, worth more than a dead draw to a search with contempt."""
-    width = PIECES * PATHS
-    out = w[0:width]
-    caps = w[width: 2 * width]
-    picks = w[2 * width: 3 * width]
-    # Each side's pieces, in increasing point order (side a's from PIECES * a), so that a turn
-    # lists its paths from the pieces and not from a scan of the board.
-    pieces = w[3 * width: 3 * width + 2 * PIECES]
-    red = 0
-    blue = PIECES
-    for p in range(POINTS):
-        if s[p] == 1:
-            pieces[red] = p
-            red += 1
-        elif s[p] == 2:
-            pieces[blue] = p
-            blue += 1
-    count = 0
-    bound = t.max_plies if knowledge < 2 else min(t.max_plies, t.cutoff)
-    while s[RESULT] < 0 and count < bound:
-        me = s[TO_MOVE]
-        mine = pieces[PIECES * me: PIECES * me + PIECES]
-        n = _listed(t, s, mine, s[COUNT + me], out, caps)
-        if n == 0:  # X12 (cannot happen with two players: see _play)
-            s[RESULT] = 1 - me
-            break
-        j = -1
-        if knowledge > 0:
-            best = 0
-            npicks = 0
-            for i in range(n):
-                c = caps[i]
-                if c > best:
-                    best = c
-                    npicks = 0
-                if c > 0 and c == best:
-                    picks[npicks] = i
-                    npicks += 1
-            if npicks > 0 and rand_unit(rng) < t.capture_rate:
-                j = picks[rand_below(rng, npicks)]
+def _playout_for(knowledge: int) -> Callable[..., int]:
+    """The playout below with ``knowledge`` a constant of its compiled code (numba leaves
+    out the other levels' branches; :func:`engine.search.kernels.rt.knowledge_level`)."""
+
+    def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, level: Any) -> int:
+        """Random turns until the game ends or :data:`MAX_PLIES` plies: at ``knowledge`` 0 a
+        path drawn uniformly among the legal ones, never a call (as the C reference plays); at
+        knowledge 1 and 2 captures first, each turn with a call tried half the time. At knowledge 2
+        a playout still running after ``t.cutoff`` plies is scored by material: a draw with
+        probability q / 100 after q plies without capture (X14's 100-ply draw draws near), else
+        each side wins with probability its share of the pieces on the board: every piece
+        counts, so a side far ahead still gains by the next capture and loses by the next loss
+        (a logistic of the lead saturates there), and a level position still to be fought is a
+        coin toss, worth more than a dead draw to a search with contempt."""
+        width = PIECES * PATHS
+        out = w[0:width]
+        caps = w[width: 2 * width]
+        picks = w[2 * width: 3 * width]
+        # Each side's pieces, in increasing point order (side a's from PIECES * a), so that a turn
+        # lists its paths from the pieces and not from a scan of the board.
+        pieces = w[3 * width: 3 * width + 2 * PIECES]
+        red = 0
+        blue = PIECES
+        for p in range(POINTS):
+            if s[p] == 1:
+                pieces[red] = p
+                red += 1
+            elif s[p] == 2:
+                pieces[blue] = p
+                blue += 1
+        count = 0
+        bound = t.max_plies if knowledge < 2 else min(t.max_plies, t.cutoff)
+        while s[RESULT] < 0 and count < bound:
+            me = s[TO_MOVE]
+            mine = pieces[PIECES * me: PIECES * me + PIECES]
+            n = _listed(t, s, mine, s[COUNT + me], out, caps)
+            if n == 0:  # X12 (cannot happen with two players: see _play)
+                s[RESULT] = 1 - me
+                break
+            j = -1
+            if knowledge > 0:
+                best = 0
+                npicks = 0
+                for i in range(n):
+                    c = caps[i]
+                    if c > best:
+                        best = c
+                        npicks = 0
+                    if c > 0 and c == best:
+                        picks[npicks] = i
+                        npicks += 1
+                if npicks > 0 and rand_unit(rng) < t.capture_rate:
+                    j = picks[rand_below(rng, npicks)]
+                else:
+                    j = 0
+                    rank = -1
+                    for _ in range(t.samples):
+                        i = rand_below(rng, n)
+                        score = _landing(t, s, out[i], me)
+                        if score > rank:
+                            j = i
+                            rank = score
+                            if score == 2:
+                                break
             else:
-                j = 0
-                rank = -1
-                for _ in range(t.samples):
-                    i = rand_below(rng, n)
-                    score = _landing(t, s, out[i], me)
-                    if score > rank:
-                        j = i
-                        rank = score
-                        if score == 2:
-                            break
-        else:
-            j = rand_below(rng, n)
-        move = out[j]
-        # Uniform playouts (knowledge 0) never call, as the C reference plays them.
-        if knowledge > 0 and s[CALLED + me] == 0 and rand_unit(rng) < 0.5:
-            if _call_ok(t, s, move, _pre_call(t, s, me)):
-                move += 1
-        rec[1 + 2 * count] = move
-        rec[2 + 2 * count] = me
-        count += 1
-        p, m, e = _path(t, move)
-        theirs = pieces[PIECES * (1 - me): PIECES * (1 - me) + PIECES]
-        left = s[COUNT + 1 - me]  # _play counts the pieces taken
-        if m >= 0 and s[m] != 0:
-            _taken(theirs, left, m)
-            left -= 1
-        if s[e] != 0:
-            _taken(theirs, left, e)
-        _moved(mine, s[COUNT + me], p, e)
-        r_play(t, s, w, move)
-    rec[0] = count
-    result = s[RESULT]
-    if result >= 0:
-        return int(result)
-    if knowledge >= 2:
-        if t.nocapture and rand_unit(rng) * 100.0 < s[QUIET]:
-            return 2
-        red_share = s[COUNT] / (s[COUNT] + s[COUNT + 1])
-        return 0 if rand_unit(rng) < red_share else 1
-    return 2
+                j = rand_below(rng, n)
+            move = out[j]
+            # Uniform playouts (knowledge 0) never call, as the C reference plays them.
+            if knowledge > 0 and s[CALLED + me] == 0 and rand_unit(rng) < 0.5:
+                if _call_ok(t, s, move, _pre_call(t, s, me)):
+                    move += 1
+            rec[1 + 2 * count] = move
+            rec[2 + 2 * count] = me
+            count += 1
+            p, m, e = _path(t, move)
+            theirs = pieces[PIECES * (1 - me): PIECES * (1 - me) + PIECES]
+            left = s[COUNT + 1 - me]  # _play counts the pieces taken
+            if m >= 0 and s[m] != 0:
+                _taken(theirs, left, m)
+                left -= 1
+            if s[e] != 0:
+                _taken(theirs, left, e)
+            _moved(mine, s[COUNT + me], p, e)
+            r_play(t, s, w, move)
+        rec[0] = count
+        result = s[RESULT]
+        if result >= 0:
+            return int(result)
+        if knowledge >= 2:
+            if t.nocapture and rand_unit(rng) * 100.0 < s[QUIET]:
+                return 2
+            red_share = s[COUNT] / (s[COUNT] + s[COUNT + 1])
+            return 0 if rand_unit(rng) < red_share else 1
+        return 2
+
+    return _playout
 
 
 def _key(t: Any, s: Any) -> Any:
@@ -667,7 +674,7 @@ register(
     play=_play,
     winner=_winner,
     to_move=_to_move,
-    playout=_playout,
+    playout=_playout_for,
     key=_key,
 )
 

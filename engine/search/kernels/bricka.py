@@ -20,6 +20,7 @@ chains from using them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -262,120 +263,126 @@ def _turns_neutral(t: Any, counts: Any, move: int, mover: int) -> bool:
     return False
 
 
-def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
-    """Placements drawn uniformly among the unblocked free points, as the C reference does:
-    rejection over the 69 points, the exact list after 16 misses, a pass when there is none.
-    At ``knowledge`` k > 0 (the search's playouts), a point where the mover's piece would turn
-    neutral (K5) is drawn again, k times at most. Per-cell counts of each colour and of
-    neutral pieces decide K5, and a union-find per colour (own and neutral pieces) with the
-    sides each component touches decides the wins: nothing is scanned per placement.
+def _playout_for(knowledge: int) -> Callable[..., int]:
+    """The playout below with ``knowledge`` a constant of its compiled code (numba leaves
+    out the other levels' branches; :func:`engine.search.kernels.rt.knowledge_level`)."""
 
-    Scratch ``w``: the union-finds (two times 69 parents and masks), the cell counts (four a
-    cell: Black, White, neutral, size) and a list of points."""
-    rec[0] = 0
-    if s[S_RESULT] >= 0:
-        return int(s[S_RESULT])
-    cells = t.cells.shape[0]
-    parent = w[0: 2 * N]
-    mask = w[2 * N: 4 * N]
-    counts = w[4 * N: 4 * N + 4 * cells]
-    buf = w[4 * N + 4 * cells: 5 * N + 4 * cells]
-    for c in range(cells):
-        counts[4 * c] = 0
-        counts[4 * c + 1] = 0
-        counts[4 * c + 2] = 0
-        counts[4 * c + 3] = t.cell_size[c]
-    for p in range(N):
-        parent[p] = p
-        parent[N + p] = N + p
-        mask[p] = t.side_bit[p]
-        mask[N + p] = t.side_bit[p]
-    for p in range(N):
-        v = s[p]
-        if v < 0:
-            continue
-        for j in range(t.cells_of.shape[1]):
-            c = t.cells_of[p, j]
-            if c < 0:
-                break
-            counts[4 * c + v] += 1
-        for player in range(2):
-            if v == player or v == 2:
-                _add(t, s, parent, mask, p, player)
-    free = s[S_FREE]
-    last = s[S_LAST]
-    passed = s[S_PASSED]
-    mover = s[S_TO_MOVE]
-    count = 0
-    result = -1
-    while True:
-        retries = knowledge
-        move = -1
-        checked = False  # whether ``neutral`` below is already known for ``move``
-        neutral = False
-        while True:
-            move = -1
-            for _ in range(16):
-                p = rand_below(rng, N)
-                if s[p] == -1 and (last < 0 or t.blocked[last, p] == 0):
-                    move = p
+    def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, level: Any) -> int:
+        """Placements drawn uniformly among the unblocked free points, as the C reference does:
+        rejection over the 69 points, the exact list after 16 misses, a pass when there is none.
+        At ``knowledge`` k > 0 (the search's playouts), a point where the mover's piece would turn
+        neutral (K5) is drawn again, k times at most. Per-cell counts of each colour and of
+        neutral pieces decide K5, and a union-find per colour (own and neutral pieces) with the
+        sides each component touches decides the wins: nothing is scanned per placement.
+
+        Scratch ``w``: the union-finds (two times 69 parents and masks), the cell counts (four a
+        cell: Black, White, neutral, size) and a list of points."""
+        rec[0] = 0
+        if s[S_RESULT] >= 0:
+            return int(s[S_RESULT])
+        cells = t.cells.shape[0]
+        parent = w[0: 2 * N]
+        mask = w[2 * N: 4 * N]
+        counts = w[4 * N: 4 * N + 4 * cells]
+        buf = w[4 * N + 4 * cells: 5 * N + 4 * cells]
+        for c in range(cells):
+            counts[4 * c] = 0
+            counts[4 * c + 1] = 0
+            counts[4 * c + 2] = 0
+            counts[4 * c + 3] = t.cell_size[c]
+        for p in range(N):
+            parent[p] = p
+            parent[N + p] = N + p
+            mask[p] = t.side_bit[p]
+            mask[N + p] = t.side_bit[p]
+        for p in range(N):
+            v = s[p]
+            if v < 0:
+                continue
+            for j in range(t.cells_of.shape[1]):
+                c = t.cells_of[p, j]
+                if c < 0:
                     break
-            if move < 0:
-                m = 0
-                for p in range(N):
+                counts[4 * c + v] += 1
+            for player in range(2):
+                if v == player or v == 2:
+                    _add(t, s, parent, mask, p, player)
+        free = s[S_FREE]
+        last = s[S_LAST]
+        passed = s[S_PASSED]
+        mover = s[S_TO_MOVE]
+        count = 0
+        result = -1
+        while True:
+            retries = knowledge
+            move = -1
+            checked = False  # whether ``neutral`` below is already known for ``move``
+            neutral = False
+            while True:
+                move = -1
+                for _ in range(16):
+                    p = rand_below(rng, N)
                     if s[p] == -1 and (last < 0 or t.blocked[last, p] == 0):
-                        buf[m] = p
-                        m += 1
-                if m > 0:
-                    move = buf[rand_below(rng, m)]
-            if move < 0 or retries == 0:
-                checked = False
-                break
-            checked = True
-            neutral = _turns_neutral(t, counts, move, mover)
-            if not neutral:
-                break
-            retries -= 1  # one more draw instead of a piece that turns neutral
-        rec[1 + 2 * count] = PASS_CODE if move < 0 else move
-        rec[2 + 2 * count] = mover
-        count += 1
-        if move < 0:
-            last = -1
-            mover = 1 - mover
-            if passed == 1:
+                        move = p
+                        break
+                if move < 0:
+                    m = 0
+                    for p in range(N):
+                        if s[p] == -1 and (last < 0 or t.blocked[last, p] == 0):
+                            buf[m] = p
+                            m += 1
+                    if m > 0:
+                        move = buf[rand_below(rng, m)]
+                if move < 0 or retries == 0:
+                    checked = False
+                    break
+                checked = True
+                neutral = _turns_neutral(t, counts, move, mover)
+                if not neutral:
+                    break
+                retries -= 1  # one more draw instead of a piece that turns neutral
+            rec[1 + 2 * count] = PASS_CODE if move < 0 else move
+            rec[2 + 2 * count] = mover
+            count += 1
+            if move < 0:
+                last = -1
+                mover = 1 - mover
+                if passed == 1:
+                    result = _count(s)
+                    break
+                passed = 1
+                continue
+            passed = 0
+            last = move
+            free -= 1
+            if not checked:
+                neutral = _turns_neutral(t, counts, move, mover)
+            v = 2 if neutral else mover
+            s[move] = v
+            for j in range(t.cells_of.shape[1]):
+                c = t.cells_of[move, j]
+                if c < 0:
+                    break
+                counts[4 * c + v] += 1
+            other = 1 - mover
+            if _add(t, s, parent, mask, move, mover):
+                result = mover
+            elif neutral and _add(t, s, parent, mask, move, other):
+                result = other
+            elif free == 0:
                 result = _count(s)
+            mover = other
+            if result >= 0:
                 break
-            passed = 1
-            continue
-        passed = 0
-        last = move
-        free -= 1
-        if not checked:
-            neutral = _turns_neutral(t, counts, move, mover)
-        v = 2 if neutral else mover
-        s[move] = v
-        for j in range(t.cells_of.shape[1]):
-            c = t.cells_of[move, j]
-            if c < 0:
-                break
-            counts[4 * c + v] += 1
-        other = 1 - mover
-        if _add(t, s, parent, mask, move, mover):
-            result = mover
-        elif neutral and _add(t, s, parent, mask, move, other):
-            result = other
-        elif free == 0:
-            result = _count(s)
-        mover = other
-        if result >= 0:
-            break
-    rec[0] = count
-    s[S_RESULT] = result
-    s[S_TO_MOVE] = mover
-    s[S_LAST] = last
-    s[S_PASSED] = passed
-    s[S_FREE] = free
-    return int(result)
+        rec[0] = count
+        s[S_RESULT] = result
+        s[S_TO_MOVE] = mover
+        s[S_LAST] = last
+        s[S_PASSED] = passed
+        s[S_FREE] = free
+        return int(result)
+
+    return _playout
 
 
 #: Where the solver's distance search works in ``w``: after :func:`_play`'s visit stamps,
@@ -435,7 +442,7 @@ register(
     play=_play,
     winner=_winner,
     to_move=_to_move,
-    playout=_playout,
+    playout=_playout_for,
     init=squared_distances(_distance),
     key=_key,
 )

@@ -17,6 +17,7 @@ saves a bridge).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -193,105 +194,111 @@ def _join(t: Any, s: Any, parent: Any, bits: Any, player: int, cell: int) -> int
     return int(touched)
 
 
-def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
-    """As :func:`engine.games.brique.fast_playout` (union-find per colour with edge bits on the
-    roots), plus the intrusion answer when ``knowledge`` > 0."""
-    size = t.n * t.n
-    rec[0] = 0
-    if s[size + 1] >= 0:
-        return int(s[size + 1])
-    if t.pie == 1 and s[size + 2] == 1 and s[size] == 1:
-        # White's first turn: any empty square or the swap, uniformly.
-        empties = 0
-        for i in range(size):
-            if s[i] == -1:
-                empties += 1
-        pick = rand_below(rng, empties + 1)
-        move = size
-        for i in range(size):
-            if s[i] == -1:
-                if pick == 0:
-                    move = i
-                    break
-                pick -= 1
-        r_play(t, s, w, move)
-        rec[1] = move
-        rec[2] = 1
-        rec[0] = 1
+def _playout_for(knowledge: int) -> Callable[..., int]:
+    """The playout below with ``knowledge`` a constant of its compiled code (numba leaves
+    out the other levels' branches; :func:`engine.search.kernels.rt.knowledge_level`)."""
+
+    def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, level: Any) -> int:
+        """As :func:`engine.games.brique.fast_playout` (union-find per colour with edge bits on the
+        roots), plus the intrusion answer when ``knowledge`` > 0."""
+        size = t.n * t.n
+        rec[0] = 0
         if s[size + 1] >= 0:
             return int(s[size + 1])
-    parent = w[0: 2 * size]
-    bits = w[2 * size: 4 * size]
-    empt = w[4 * size: 5 * size]
-    pos = w[5 * size: 6 * size]
-    for i in range(2 * size):
-        parent[i] = i
-        bits[i] = 0
-    k = 0
-    for cell in range(size):
-        c = s[cell]
-        if c == -1:
-            empt[k] = cell
-            pos[cell] = k
-            k += 1
-        else:
-            _join(t, s, parent, bits, c, cell)
-    player = s[size]
-    last = -1
-    count = rec[0]
-    while k > 0:
-        move = -1
-        if knowledge > 0 and last >= 0:
-            for e in range(2):
-                a = t.save[last, e, 0]
-                if a < 0:
-                    break
-                c = t.save[last, e, 2]
-                if s[a] == player and s[t.save[last, e, 1]] == player and s[c] == -1:
-                    move = c
-                    break
-        if move >= 0:
-            j = pos[move]
-            k -= 1
-            other = empt[k]
-            empt[j] = other
-            pos[other] = j
-        else:
-            while k > 0:
-                j = rand_below(rng, k)
-                cell = empt[j]
+        if t.pie == 1 and s[size + 2] == 1 and s[size] == 1:
+            # White's first turn: any empty square or the swap, uniformly.
+            empties = 0
+            for i in range(size):
+                if s[i] == -1:
+                    empties += 1
+            pick = rand_below(rng, empties + 1)
+            move = size
+            for i in range(size):
+                if s[i] == -1:
+                    if pick == 0:
+                        move = i
+                        break
+                    pick -= 1
+            r_play(t, s, w, move)
+            rec[1] = move
+            rec[2] = 1
+            rec[0] = 1
+            if s[size + 1] >= 0:
+                return int(s[size + 1])
+        parent = w[0: 2 * size]
+        bits = w[2 * size: 4 * size]
+        empt = w[4 * size: 5 * size]
+        pos = w[5 * size: 6 * size]
+        for i in range(2 * size):
+            parent[i] = i
+            bits[i] = 0
+        k = 0
+        for cell in range(size):
+            c = s[cell]
+            if c == -1:
+                empt[k] = cell
+                pos[cell] = k
+                k += 1
+            else:
+                _join(t, s, parent, bits, c, cell)
+        player = s[size]
+        last = -1
+        count = rec[0]
+        while k > 0:
+            move = -1
+            if knowledge > 0 and last >= 0:
+                for e in range(2):
+                    a = t.save[last, e, 0]
+                    if a < 0:
+                        break
+                    c = t.save[last, e, 2]
+                    if s[a] == player and s[t.save[last, e, 1]] == player and s[c] == -1:
+                        move = c
+                        break
+            if move >= 0:
+                j = pos[move]
                 k -= 1
                 other = empt[k]
                 empt[j] = other
                 pos[other] = j
-                if s[cell] == -1:
-                    move = cell
+            else:
+                while k > 0:
+                    j = rand_below(rng, k)
+                    cell = empt[j]
+                    k -= 1
+                    other = empt[k]
+                    empt[j] = other
+                    pos[other] = j
+                    if s[cell] == -1:
+                        move = cell
+                        break
+                if move < 0:
                     break
-            if move < 0:
-                break
-        s[move] = player
-        rec[1 + 2 * count] = move
-        rec[2 + 2 * count] = player
-        count += 1
-        touched = _join(t, s, parent, bits, player, move)
-        for f in range(2):
-            partner = t.fills[move, f, 0]
-            if partner < 0:
-                break
-            target = t.fills[move, f, 1]
-            if s[partner] == player and s[target] != player:
-                s[target] = player
-                touched = _join(t, s, parent, bits, player, target)
-        _count(s, size, move)
-        if touched == 3:
-            rec[0] = count
-            s[size + 1] = player
-            s[size] = 1 - player
-            return int(player)
-        last = move
-        player = 1 - player
-    rec[0] = count
-    return -1  # a full board without a winner cannot happen (B11)
+            s[move] = player
+            rec[1 + 2 * count] = move
+            rec[2 + 2 * count] = player
+            count += 1
+            touched = _join(t, s, parent, bits, player, move)
+            for f in range(2):
+                partner = t.fills[move, f, 0]
+                if partner < 0:
+                    break
+                target = t.fills[move, f, 1]
+                if s[partner] == player and s[target] != player:
+                    s[target] = player
+                    touched = _join(t, s, parent, bits, player, target)
+            _count(s, size, move)
+            if touched == 3:
+                rec[0] = count
+                s[size + 1] = player
+                s[size] = 1 - player
+                return int(player)
+            last = move
+            player = 1 - player
+        rec[0] = count
+        return -1  # a full board without a winner cannot happen (B11)
+
+    return _playout
 
 
 # The kernels run these through the generic stubs; tests and tools call the jitted copies.
@@ -301,7 +308,7 @@ register(
     play=_play,
     winner=_winner,
     to_move=_to_move,
-    playout=_playout,
+    playout=_playout_for,
     init=squared_distances(_distance),
 )
 

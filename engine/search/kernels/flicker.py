@@ -32,6 +32,7 @@ stops unfinished (scored as a draw; its state keeps no result).
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -438,55 +439,61 @@ def _key(t: Any, s: Any) -> Any:
     return h ^ entries
 
 
-def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
-    """Uniformly random legal moves, drawn as the C reference draws them: legal moves map
-    one-to-one onto points (an empty point: a placement; an enemy stone: its removal), so a
-    point is drawn uniformly (one more for the swap on its turn) until its move is legal
-    (rejection: still uniform); after 16 misses the legal moves are listed. The keys of the
-    game so far go into an open-addressing table in the scratch space (their indexes), so a
-    repetition is one probe, not a scan. A connection is found by a flood fill from the new
-    stone: Flicker's chains stay short (stones are removed), and a union-find rebuilt after
-    every lost stone measured slower. A playout longer than four moves per point stops
-    unfinished (a draw)."""
-    size = t.n * t.n
-    out = w[3 * size: 6 * size]
-    table = w[6 * size + 4:]
-    length = 1
-    while 2 * length <= table.shape[0]:
-        length *= 2
-    hmask = length - 1
-    for h in range(length):
-        table[h] = -1
-    base = size + KEYS
-    for j in range(s[size + NKEYS]):
-        h = _slot(s, base, table, hmask, s[base + j])
-        if table[h] < 0:
-            table[h] = j
-    most = 4 * size
-    count = 0
-    while s[size + RESULT] < 0 and count < most:
-        move = -1
-        p = s[size + TO_MOVE]
-        span = size + 1 if p == 1 and s[size + PLIES] == 1 and _pie(t, s) else size
-        for _ in range(16):
-            i = rand_below(rng, span)
-            if i == size:
-                move = 2 * size  # the swap
-                break
-            code = i if s[i] == 0 else size + i
-            if _allowed(t, s, code):
-                move = code
-                break
-        if move < 0:
-            k = r_legal(t, s, out)
-            move = out[rand_below(rng, k)]
-        rec[1 + 2 * count] = move
-        rec[2 + 2 * count] = p
-        count += 1
-        _play_hashed(t, s, w, move, table, hmask)
-    rec[0] = count
-    result = s[size + RESULT]
-    return int(result) if result >= 0 else 2
+def _playout_for(knowledge: int) -> Callable[..., int]:
+    """The playout below with ``knowledge`` a constant of its compiled code (numba leaves
+    out the other levels' branches; :func:`engine.search.kernels.rt.knowledge_level`)."""
+
+    def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, level: Any) -> int:
+        """Uniformly random legal moves, drawn as the C reference draws them: legal moves map
+        one-to-one onto points (an empty point: a placement; an enemy stone: its removal), so a
+        point is drawn uniformly (one more for the swap on its turn) until its move is legal
+        (rejection: still uniform); after 16 misses the legal moves are listed. The keys of the
+        game so far go into an open-addressing table in the scratch space (their indexes), so a
+        repetition is one probe, not a scan. A connection is found by a flood fill from the new
+        stone: Flicker's chains stay short (stones are removed), and a union-find rebuilt after
+        every lost stone measured slower. A playout longer than four moves per point stops
+        unfinished (a draw)."""
+        size = t.n * t.n
+        out = w[3 * size: 6 * size]
+        table = w[6 * size + 4:]
+        length = 1
+        while 2 * length <= table.shape[0]:
+            length *= 2
+        hmask = length - 1
+        for h in range(length):
+            table[h] = -1
+        base = size + KEYS
+        for j in range(s[size + NKEYS]):
+            h = _slot(s, base, table, hmask, s[base + j])
+            if table[h] < 0:
+                table[h] = j
+        most = 4 * size
+        count = 0
+        while s[size + RESULT] < 0 and count < most:
+            move = -1
+            p = s[size + TO_MOVE]
+            span = size + 1 if p == 1 and s[size + PLIES] == 1 and _pie(t, s) else size
+            for _ in range(16):
+                i = rand_below(rng, span)
+                if i == size:
+                    move = 2 * size  # the swap
+                    break
+                code = i if s[i] == 0 else size + i
+                if _allowed(t, s, code):
+                    move = code
+                    break
+            if move < 0:
+                k = r_legal(t, s, out)
+                move = out[rand_below(rng, k)]
+            rec[1 + 2 * count] = move
+            rec[2 + 2 * count] = p
+            count += 1
+            _play_hashed(t, s, w, move, table, hmask)
+        rec[0] = count
+        result = s[size + RESULT]
+        return int(result) if result >= 0 else 2
+
+    return _playout
 
 
 register(
@@ -495,7 +502,7 @@ register(
     play=_play,
     winner=_winner,
     to_move=_to_move,
-    playout=_playout,
+    playout=_playout_for,
     key=_key,
 )
 

@@ -36,12 +36,12 @@ import numpy as np
 
 from engine.games.core import Game
 from engine.search.base import MoveStat, Progress, Proof, SearchResult, pauses_collector
-from engine.search.kernels.dfpn import rules as one_rule
 from engine.search.kernels.rt import (
     copy_into,
     i64,
     inline,
     kernel,
+    knowledge_level,
     new_rng,
     r_legal,
     r_play,
@@ -55,12 +55,13 @@ from engine.search.players import Limit
 P_UCT = 0  # exploration constant
 P_RAVE = 1  # RAVE bias b (0: RAVE off); beta = n_amaf / (n_amaf + n + b * n_amaf * n)
 P_EXPAND = 2  # visits a leaf needs before it is expanded
-P_KNOWLEDGE = 3  # playout knowledge level passed to the game's playout (0: uniform)
-P_SOLVER = 4  # 1: propagate proofs; 0: plain MCTS (terminal results only)
-P_DECISIVE = 5  # 1: at expansion, mark the children that win at once as proven
-P_GRAVE = 6  # GRAVE reference visits (0: plain RAVE, each node's own AMAF statistics)
-P_CONTEMPT = 7  # a draw is worth 1/2 - contempt to the player to move at the root
-N_PARAMS = 8
+P_SOLVER = 3  # 1: propagate proofs; 0: plain MCTS (terminal results only)
+P_DECISIVE = 4  # 1: at expansion, mark the children that win at once as proven
+P_GRAVE = 5  # GRAVE reference visits (0: plain RAVE, each node's own AMAF statistics)
+P_CONTEMPT = 6  # a draw is worth 1/2 - contempt to the player to move at the root
+N_PARAMS = 7
+# (The playout's knowledge level is no slot: it is an argument whose type is the level,
+# rt.knowledge_level, and the loop is compiled for it.)
 
 # Meta slots (an int64 array).
 M_NODES = 0  # nodes used
@@ -193,8 +194,12 @@ def _step(t: Any, s: Any, w: Any, mv: Any, path: Any, pl: Any, depth: int, child
 
 
 @kernel
-def run(t: Any, root: Any, tree: Any, scratch: Any, rng: Any, params: Any, iters: int) -> int:
-    """Run ``iters`` iterations (fewer if the root gets proven); return how many ran."""
+def run(
+    t: Any, root: Any, tree: Any, scratch: Any, rng: Any, params: Any, iters: int,
+    knowledge: Any,
+) -> int:
+    """Run ``iters`` iterations (fewer if the root gets proven); return how many ran. The
+    playouts are at the ``knowledge`` level (:func:`rt.knowledge_level`)."""
     visits, wins, amv, amw, mv, first, count, proof, meta = tree
     s, w, buf, rec, path, pl, stamp, who, s2, ref_v, ref_w, ref_at = scratch
     ref = (ref_v, ref_w, ref_at)
@@ -203,7 +208,6 @@ def run(t: Any, root: Any, tree: Any, scratch: Any, rng: Any, params: Any, iters
     rave = params[P_RAVE]
     grave = params[P_GRAVE] if rave > 0.0 else 0.0
     expand_at = params[P_EXPAND]
-    knowledge = int(params[P_KNOWLEDGE])
     solver = params[P_SOLVER] > 0.0
     cap = visits.shape[0]
     room = buf.shape[0]
@@ -301,9 +305,10 @@ def run(t: Any, root: Any, tree: Any, scratch: Any, rng: Any, params: Any, iters
 
 @kernel
 def playouts(
-    t: Any, root: Any, scratch: Any, rng: Any, knowledge: int, n: int, stats: Any
+    t: Any, root: Any, scratch: Any, rng: Any, knowledge: Any, n: int, stats: Any
 ) -> int:
-    """Run ``n`` playouts from ``root`` (for the figures and the benchmarks); return the
+    """Run ``n`` playouts at the ``knowledge`` level (:func:`rt.knowledge_level`) from ``root``
+    (for the figures and the benchmarks); return the
     first player's wins (the player to move at ``root``). ``stats`` (five floats) gains the
     first player's wins, the second's, the draws, and the sum and the sum of squares of the
     playouts' lengths in turns (a turn: the moves of one player in a row)."""
@@ -333,11 +338,12 @@ def playouts(
 
 @kernel
 def probe(
-    t: Any, s: Any, w: Any, out: Any, rng: Any, rec: Any, op: int, move: int, knowledge: int
+    t: Any, s: Any, w: Any, out: Any, rng: Any, rec: Any, op: int, move: int, knowledge: Any
 ) -> int:
-    """The rules one at a time, for tests and tools (one compilation per game): ``op`` 0
-    writes the legal moves to ``out`` and returns their number, 1 plays ``move``, 2 plays a
-    playout (returning its result), 3 returns the result so far."""
+    """The rules one at a time, for tests (one compilation per game and knowledge level):
+    ``op`` 0 writes the legal moves to ``out`` and returns their number, 1 plays ``move``, 2
+    plays a playout at the ``knowledge`` level (:func:`rt.knowledge_level`; returning its
+    result), 3 returns the result so far."""
     if op == 0:
         return r_legal(t, s, out)
     if op == 1:
@@ -348,6 +354,18 @@ def probe(
     return r_winner(t, s)
 
 
+@kernel
+def step(t: Any, s: Any, w: Any, out: Any, op: int, move: int) -> int:
+    """The rules a search needs one at a time to complete a move of several steps: ``op`` 0
+    writes the legal steps to ``out`` and returns their number, 1 plays ``move``. Not
+    :func:`probe`, which compiles the playout once more inside it, nor the solver's
+    :func:`engine.search.kernels.dfpn.rules`, which compiles the table's key too."""
+    if op == 0:
+        return r_legal(t, s, out)
+    r_play(t, s, w, move)
+    return 0
+
+
 @dataclasses.dataclass(frozen=True)
 class Settings:
     """Search parameters of the kernels (see the ``P_*`` slots)."""
@@ -355,6 +373,8 @@ class Settings:
     uct: float = 0.35
     rave: float = 0.001
     expand_visits: int = 1
+    #: The playouts' knowledge level, 0 (uniform) to 7; what the levels above 0 do is each
+    #: game's (docs/design/kernels.md). The search loop is compiled for its level.
     knowledge: int = 0
     solver: bool = True
     #: Try every child at expansion for an immediate win (the solver then proves it).
@@ -371,12 +391,14 @@ class Settings:
     #: Tree capacity in nodes (memory: about 41 bytes a node).
     max_nodes: int = 2_000_000
 
+    def __post_init__(self) -> None:
+        knowledge_level(self.knowledge)  # ValueError when out of range
+
     def array(self) -> np.ndarray[Any, np.dtype[np.float64]]:
         values = [0.0] * N_PARAMS
         values[P_UCT] = self.uct
         values[P_RAVE] = self.rave
         values[P_EXPAND] = float(self.expand_visits)
-        values[P_KNOWLEDGE] = float(self.knowledge)
         values[P_SOLVER] = 1.0 if self.solver else 0.0
         values[P_DECISIVE] = 1.0 if self.decisive else 0.0
         values[P_GRAVE] = float(self.grave)
@@ -526,10 +548,12 @@ class Tree:
         )
         self.rng = _copy(new_rng(seed))
         self.params = _copy(settings.array())
+        #: The playouts' knowledge level, as the kernels take it.
+        self.knowledge = knowledge_level(settings.knowledge)
 
     def run(self, iters: int) -> int:
         done: int = run(self.tables, self.root, self.tree, self.scratch, self.rng,
-                        self.params, iters)
+                        self.params, iters, self.knowledge)
         return done
 
     @property
@@ -846,31 +870,30 @@ class KernelSearcher:
 
     def _complete(self, game: Game[Any], tree: Tree, codes: list[int]) -> Any:
         """The root ``game``'s move that starts with the steps ``codes``, completed with the
-        first legal step each time (the array rules' order), through the solver's rules one
-        at a time (:func:`engine.search.kernels.dfpn.rules`), not :func:`probe`, which would
-        compile the playout once more inside it."""
+        first legal step each time (the array rules' order), through :func:`step`."""
         s = tree.root.copy()
         _s, w, out = tree.scratch[:3]
         for code in codes:
-            one_rule(tree.tables, s, w, out, 1, code)
+            step(tree.tables, s, w, out, 1, code)
         while True:
-            one_rule(tree.tables, s, w, out, 0, 0)
+            step(tree.tables, s, w, out, 0, 0)
             codes = codes + [int(out[0])]
             move = self.codec.assemble(game, codes)
             if move is not None:
                 return move
-            one_rule(tree.tables, s, w, out, 1, codes[-1])
+            step(tree.tables, s, w, out, 1, codes[-1])
 
     def warm(self, game: Game[Any], *, rules: bool = False) -> None:
         """Compile (or load from the cache) what a search of ``game`` runs; with ``rules``,
-        also :func:`probe`, the rules one at a time that tests and tools call."""
-        tree = Tree(self.codec, game, Settings(max_nodes=4096), 1)
+        also :func:`probe`, the rules one at a time that the tests call (with the uniform
+        playouts, knowledge 0)."""
+        tree = Tree(self.codec, game, dataclasses.replace(self.settings, max_nodes=4096), 1)
         tree.run(2)
         _s, w, out, rec = tree.scratch[:4]
         if self.codec.multistep:
-            one_rule(tree.tables, tree.root.copy(), w, out, 0, 0)
+            step(tree.tables, tree.root.copy(), w, out, 0, 0)
         if rules:
-            probe(tree.tables, tree.root.copy(), w, out, tree.rng, rec, 0, 0, 0)
+            probe(tree.tables, tree.root.copy(), w, out, tree.rng, rec, 0, 0, knowledge_level(0))
 
 
 #: Builds a searcher for a game (the kernels' registry entries).

@@ -16,6 +16,8 @@ cache index is keyed by the argument types).
 
 from __future__ import annotations
 
+import collections
+import functools
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any, TypeVar, cast
@@ -128,7 +130,9 @@ RULES: dict[tuple[type, str], Callable[..., Any]] = {}
 
 
 def register(tables: type, **impls: Callable[..., Any]) -> None:
-    """Register a game's array rules for its tables class (names as in the stubs below)."""
+    """Register a game's array rules for its tables class (names as in the stubs below;
+    ``playout`` is a function of the knowledge level that returns the playout at that
+    level)."""
     for name, impl in impls.items():
         RULES[(tables, name)] = impl
 
@@ -168,10 +172,12 @@ def r_to_move(t: Any, s: Any) -> int:
     raise NotImplementedError
 
 
-def r_playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
+def r_playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: Any) -> int:
     """Play the game out on ``s`` (changed); return the result as :func:`r_winner` does.
     ``rec[0]`` receives the number of placements, ``rec[1 + 2k]`` and ``rec[2 + 2k]`` the
-    move code and the player of placement k (for AMAF)."""
+    move code and the player of placement k (for AMAF). ``knowledge`` is the value of
+    :func:`knowledge_level` for the playout's knowledge level: its type says the level, so the
+    playout is compiled for that level alone."""
     raise NotImplementedError
 
 
@@ -257,11 +263,47 @@ def _to_move(t: Any, s: Any) -> Callable[..., Any] | None:
     return _resolve("to_move", t)
 
 
+#: The playout knowledge levels (``Settings.knowledge``) a kernel can be compiled for.
+KNOWLEDGE_LEVELS = 8
+
+#: One class per knowledge level, ``Knowledge0`` to ``Knowledge7`` (module attributes, so
+#: that numba's on-disk cache can name them): the level is in the type of the value passed.
+_LEVELS: list[type] = [
+    collections.namedtuple(f"Knowledge{level}", ["level"], module=__name__)
+    for level in range(KNOWLEDGE_LEVELS)
+]
+globals().update((cls.__name__, cls) for cls in _LEVELS)
+_LEVEL_OF = {cls: level for level, cls in enumerate(_LEVELS)}
+
+
+def knowledge_level(level: int) -> Any:
+    """What the kernels pass as the ``knowledge`` of :func:`r_playout` for playouts at
+    ``level``. A playout's level is a constant of its compiled code: numba leaves the other
+    levels' branches out: a game's uniform playout and its search's policies share one
+    function, but a search compiles only its own level's. A search at another level
+    compiles its loop once more, when first asked."""
+    if not 0 <= level < KNOWLEDGE_LEVELS:
+        raise ValueError(f"knowledge {level} is out of range 0..{KNOWLEDGE_LEVELS - 1}")
+    return _LEVELS[level](level)
+
+
+@functools.cache
+def _playout_at(factory: Callable[[int], Callable[..., int]], level: int) -> Callable[..., int]:
+    """The game's playout at ``level`` (its registered ``playout`` is a factory that returns
+    the playout with its level a constant, whose other levels' branches numba prunes), one
+    function object per level."""
+    return factory(level)
+
+
 @overload(r_playout, strict=False, jit_options=_OPTIONS)
 def _playout(
     t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: Any
 ) -> Callable[..., Any] | None:
-    return _resolve("playout", t)
+    impl = _resolve("playout", t)
+    level = _LEVEL_OF.get(getattr(knowledge, "instance_class", None))  # type: ignore[arg-type]
+    if impl is None or level is None:
+        return None
+    return _playout_at(impl, level)
 
 
 def _unit_init(t: Any, s: Any, w: Any, attacker: Any) -> tuple[int, int]:

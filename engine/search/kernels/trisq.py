@@ -58,6 +58,7 @@ back from its steps; :meth:`TrisqCodec.code` refuses (a turn is not one code) an
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar, NamedTuple
 
 import numba
@@ -74,6 +75,7 @@ from engine.search.kernels.rt import (
     index_weight,
     inline,
     jit,
+    kernel,
     mix,
     once,
     r_legal,
@@ -381,11 +383,12 @@ def _put(t: Any, s: Any, free: Any, pos: Any, nfree: int, mover: int, slot: int)
     return nfree
 
 
-@typed(_I, _T, _S, _S, _I, _I)
+@kernel
 def _answer(t: Any, s: Any, parent: Any, mover: int, c: int) -> int:
     """Playout knowledge: after an enemy piece on ``c``, an open slot edge-adjacent to two
     mover's pieces in different chains that were both edge-adjacent to ``c`` (the other
-    common neighbour of a pair the enemy piece cut in), or -1."""
+    common neighbour of a pair the enemy piece cut in), or -1. Compiled apart, when knowledge 2
+    first needs it."""
     for i in range(EDGE_WIDTH):
         x = t.edge[c, i]
         if x < 0:
@@ -515,12 +518,12 @@ def _compatible(p: int, q: int) -> bool:
     return q != p and (p >> 3 != q >> 3 or (p ^ q) & 4 == 0)
 
 
-@typed(_I, _T, _S, _S, _I, _U, _I, _S)
+@kernel
 def _uniform_single(
     t: Any, s: Any, free: Any, nfree: int, rng: Any, mover: int, buf: Any
 ) -> int:
     """A uniform legal single placement (32 draws among the open slots, then the list of
-    them), or -1 if there is none."""
+    them), or -1 if there is none. Compiled apart, when a uniform playout first needs it."""
     for _ in range(32):
         p = free[rand_below(rng, nfree)]
         if _defect(t, s, mover, p) < 0:
@@ -601,85 +604,91 @@ def _answer_start(t: Any, s: Any, parent: Any, mover: int, last_p: int, last_q: 
     return p
 
 
-def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, knowledge: int) -> int:
-    """Whole random turns until a player wins (see the module docstring)."""
-    b = t.base
-    count = t.slots
-    rec[0] = 0
-    if s[b + RESULT] >= 0:
-        return int(s[b + RESULT])
-    parent = w[0:count]
-    bits = w[count: 2 * count]
-    free = w[2 * count: 3 * count]
-    pos = w[3 * count: 4 * count]
-    out = w[4 * count: 5 * count + 1]
-    for slot in range(count):
-        parent[slot] = slot
-        bits[slot] = 0
-    # The variables passed to the helpers compiled apart (_random_turn's, _fallback,
-    # _answer_start) are int64 from the start: numba would otherwise compile each helper once
-    # more for the first types it infers (the literal 0 or -1, the state's int32).
-    nfree = i64(0)
-    for slot in range(count):
-        c = s[slot]
-        if c >= 0:
-            _join(t, s, parent, bits, c, slot)
-        elif _open(t, s, slot):
-            free[nfree] = slot
-            pos[slot] = nfree
-            nfree += 1
-    mover = i64(s[b + TO_MOVE])
-    n = 0
-    p = s[b + PENDING]  # a first step taken before the playout (not recorded here)
-    second = p >= 0
-    last_p = i64(-1)
-    last_q = i64(-1)
-    while True:
-        q = -1
-        if p < 0:
-            if knowledge > 1 and last_p >= 0:
-                p = _answer_start(t, s, parent, mover, last_p, last_q)
-                second = p >= 0
+def _playout_for(knowledge: int) -> Callable[..., int]:
+    """The playout below with ``knowledge`` a constant of its compiled code (numba leaves
+    out the other levels' branches; :func:`engine.search.kernels.rt.knowledge_level`)."""
+
+    def _playout(t: Any, s: Any, w: Any, rng: Any, rec: Any, level: Any) -> int:
+        """Whole random turns until a player wins (see the module docstring)."""
+        b = t.base
+        count = t.slots
+        rec[0] = 0
+        if s[b + RESULT] >= 0:
+            return int(s[b + RESULT])
+        parent = w[0:count]
+        bits = w[count: 2 * count]
+        free = w[2 * count: 3 * count]
+        pos = w[3 * count: 4 * count]
+        out = w[4 * count: 5 * count + 1]
+        for slot in range(count):
+            parent[slot] = slot
+            bits[slot] = 0
+        # The variables passed to the helpers compiled apart (_random_turn's, _fallback,
+        # _answer_start) are int64 from the start: numba would otherwise compile each helper once
+        # more for the first types it infers (the literal 0 or -1, the state's int32).
+        nfree = i64(0)
+        for slot in range(count):
+            c = s[slot]
+            if c >= 0:
+                _join(t, s, parent, bits, c, slot)
+            elif _open(t, s, slot):
+                free[nfree] = slot
+                pos[slot] = nfree
+                nfree += 1
+        mover = i64(s[b + TO_MOVE])
+        n = 0
+        p = s[b + PENDING]  # a first step taken before the playout (not recorded here)
+        second = p >= 0
+        last_p = i64(-1)
+        last_q = i64(-1)
+        while True:
+            q = -1
             if p < 0:
-                first = s[b + TURNS] == 0
-                if knowledge == 0:  # uniform playouts: the C reference's procedure
-                    p, q = _random_turn(t, s, free, nfree, rng, mover, first, out)
-                else:
-                    p, q = _sample(t, s, free, nfree, rng, mover, first, out)
-                    if p < 0:
-                        p, q = _fallback(t, s, free, nfree, rng, mover, first, out)
+                if knowledge > 1 and last_p >= 0:
+                    p = _answer_start(t, s, parent, mover, last_p, last_q)
+                    second = p >= 0
                 if p < 0:
-                    break
-            nfree = _put(t, s, free, pos, nfree, mover, p)
-            rec[1 + 2 * n] = p
-            rec[2 + 2 * n] = mover
-            n += 1
-        if second:  # the second step after a first one already placed
-            q = _second(t, s, free, nfree, rng, mover, p, out)
-            if q == count:
-                q = -1
-            second = False
-        touched = _join(t, s, parent, bits, mover, p)
-        if q >= 0:
-            nfree = _put(t, s, free, pos, nfree, mover, q)
-            rec[1 + 2 * n] = q
-            rec[2 + 2 * n] = mover
-            n += 1
-            if _join(t, s, parent, bits, mover, q) == 3:
-                touched = 3
-        s[b + PENDING] = -1
-        s[b + TURNS] = 1
-        s[b + TO_MOVE] = 1 - mover
-        if touched == 3:
-            s[b + RESULT] = mover
-            rec[0] = n
-            return int(mover)
-        mover = 1 - mover
-        last_p = p
-        last_q = q
-        p = -1
-    rec[0] = n
-    return 2
+                    first = s[b + TURNS] == 0
+                    if knowledge == 0:  # uniform playouts: the C reference's procedure
+                        p, q = _random_turn(t, s, free, nfree, rng, mover, first, out)
+                    else:
+                        p, q = _sample(t, s, free, nfree, rng, mover, first, out)
+                        if p < 0:
+                            p, q = _fallback(t, s, free, nfree, rng, mover, first, out)
+                    if p < 0:
+                        break
+                nfree = _put(t, s, free, pos, nfree, mover, p)
+                rec[1 + 2 * n] = p
+                rec[2 + 2 * n] = mover
+                n += 1
+            if second:  # the second step after a first one already placed
+                q = _second(t, s, free, nfree, rng, mover, p, out)
+                if q == count:
+                    q = -1
+                second = False
+            touched = _join(t, s, parent, bits, mover, p)
+            if q >= 0:
+                nfree = _put(t, s, free, pos, nfree, mover, q)
+                rec[1 + 2 * n] = q
+                rec[2 + 2 * n] = mover
+                n += 1
+                if _join(t, s, parent, bits, mover, q) == 3:
+                    touched = 3
+            s[b + PENDING] = -1
+            s[b + TURNS] = 1
+            s[b + TO_MOVE] = 1 - mover
+            if touched == 3:
+                s[b + RESULT] = mover
+                rec[0] = n
+                return int(mover)
+            mover = 1 - mover
+            last_p = p
+            last_q = q
+            p = -1
+        rec[0] = n
+        return 2
+
+    return _playout
 
 
 # ------------------------------------------------------------------------------- solver
@@ -745,7 +754,7 @@ register(
     play=_play,
     winner=_winner,
     to_move=_to_move,
-    playout=_playout,
+    playout=_playout_for,
     init=squared_distances(_distance),
     key=_key,
 )
