@@ -307,11 +307,11 @@ def run(
 def playouts(
     t: Any, root: Any, scratch: Any, rng: Any, knowledge: Any, n: int, stats: Any
 ) -> int:
-    """Run ``n`` playouts at the ``knowledge`` level (:func:`rt.knowledge_level`) from ``root``
-    (for the figures and the benchmarks); return the
-    first player's wins (the player to move at ``root``). ``stats`` (five floats) gains the
-    first player's wins, the second's, the draws, and the sum and the sum of squares of the
-    playouts' lengths in turns (a turn: the moves of one player in a row)."""
+    """Run ``n`` playouts at the ``knowledge`` level (:func:`rt.knowledge_level`) from
+    ``root`` (for the figures and the benchmarks); return the first player's wins (the player
+    to move at ``root``). ``stats`` (five floats) gains the first player's wins, the
+    second's, the draws, and the sum and the sum of squares of the playouts' lengths in turns
+    (a turn: the moves of one player in a row)."""
     s, w, _buf, rec = scratch[0], scratch[1], scratch[2], scratch[3]
     first = r_to_move(t, root)
     wins = 0

@@ -278,9 +278,9 @@ _LEVEL_OF = {cls: level for level, cls in enumerate(_LEVELS)}
 
 def knowledge_level(level: int) -> Any:
     """What the kernels pass as the ``knowledge`` of :func:`r_playout` for playouts at
-    ``level``. A playout's level is a constant of its compiled code: numba leaves the other
-    levels' branches out: a game's uniform playout and its search's policies share one
-    function, but a search compiles only its own level's. A search at another level
+    ``level``. A playout's level is a constant of its compiled code, whose other levels'
+    branches numba leaves out: a game's uniform playout and its search's policies share one
+    function, but a search compiles only its own level's code. A search at another level
     compiles its loop once more, when first asked."""
     if not 0 <= level < KNOWLEDGE_LEVELS:
         raise ValueError(f"knowledge {level} is out of range 0..{KNOWLEDGE_LEVELS - 1}")
