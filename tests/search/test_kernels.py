@@ -131,6 +131,29 @@ def test_a_compilation_is_told_on_stderr(capsys: pytest.CaptureFixture[str]) -> 
     assert told() == []
 
 
+def test_the_kernels_compile_at_their_optimisation_level_unless_numba_opt_says(
+    tmp_path: Any,
+) -> None:
+    """numba compiles the kernels at ``OPT_LEVEL`` (LLVM's level 1), or at the user's
+    ``NUMBA_OPT``, each level in a cache directory of its own."""
+    code = ("from engine.search.kernels import cache, rt\nimport numba\n"
+            "print(int(numba.config.OPT), cache.cache_dir().name)\n")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    env.pop("GTPGAMES_NUMBA_ROOT", None)
+    seen = {}
+    for level in (None, "3", "1"):
+        if level is None:
+            env.pop("NUMBA_OPT", None)
+        else:
+            env["NUMBA_OPT"] = level
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              check=True, env=env)
+        opt, name = done.stdout.split()
+        seen[level] = (opt, name)
+    assert seen[None][0] == "1" and seen["3"][0] == "3"
+    assert seen[None] == seen["1"] and seen["3"][1] != seen["1"][1]
+
+
 @pytest.mark.slow
 def test_a_cold_load_says_it_compiles_on_stderr_only(tmp_path: Any) -> None:
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))

@@ -1,8 +1,9 @@
 """Where numba caches the compiled kernels: ``$NUMBA_CACHE_DIR`` if set, else
 ``$XDG_CACHE_HOME/gtpgames/numba`` (``~/.cache/gtpgames/numba``), in a subdirectory named after
-a hash of the kernels' sources (numba notices edits to a cached function's own file but not to
-the files of the functions it calls, so any edit here starts a fresh cache). Child processes
-(match engines, GoGui's ruler) use the same subdirectory as their parent.
+a hash of the kernels' sources and of numba's optimisation level (numba notices edits to a
+cached function's own file but not to the files of the functions it calls, so any edit here
+starts a fresh cache). Child processes (match engines, GoGui's ruler) use the same
+subdirectory as their parent.
 
 This module imports neither numba nor its siblings: :mod:`engine.search.kernels.rt` calls
 :func:`configure` before it imports numba, and :mod:`engine.search.kernels` before it loads a
@@ -32,6 +33,20 @@ except ImportError:  # pragma: no cover - not a POSIX system
 ROOT_ENV = "GTPGAMES_NUMBA_ROOT"
 _PREFIX = "kernels-"
 
+#: LLVM's optimisation level for the kernels, numba's ``NUMBA_OPT`` unless that is set: 1, not
+#: numba's default 3, which took 10-15% longer to compile the same kernels and made them no
+#: faster (docs/design/kernels.md, "The cache and gtpgames warmup").
+OPT_LEVEL = "1"
+
+
+def _opt_level() -> str:
+    """The level numba compiles at: numba's own once it is imported, else ``NUMBA_OPT`` or
+    :data:`OPT_LEVEL` (what :func:`configure` sets before numba is imported)."""
+    numba = sys.modules.get("numba")
+    if numba is not None:
+        return str(int(numba.config.OPT))
+    return os.environ.get("NUMBA_OPT", OPT_LEVEL)
+
 
 def _root() -> Path:
     """The directory the kernels' cache directories are made in."""
@@ -51,7 +66,7 @@ def cache_dir() -> Path:
     """The directory numba caches the kernels in (see the module docstring)."""
     if _configured:
         return _configured[0]
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(f"NUMBA_OPT={_opt_level()}\n".encode())
     for path in sorted(Path(__file__).parent.glob("[!_]*.py")):
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
@@ -62,7 +77,9 @@ _configured: list[Path] = []
 
 
 def configure() -> None:
-    """Point numba's cache at :func:`cache_dir`, before or after numba is imported."""
+    """Point numba's cache at :func:`cache_dir`, before or after numba is imported, and set
+    its optimisation level (:data:`OPT_LEVEL`; numba reads it when it is imported: a process
+    that imported numba before keeps numba's, and caches in a directory of its own)."""
     if _configured:
         return
     path = cache_dir()
@@ -70,6 +87,8 @@ def configure() -> None:
     path.mkdir(parents=True, exist_ok=True)
     os.environ["NUMBA_CACHE_DIR"] = str(path)
     os.environ[ROOT_ENV] = str(path.parent)
+    if "numba" not in sys.modules:
+        os.environ["NUMBA_OPT"] = _opt_level()
     if "numba" in sys.modules:
         sys.modules["numba"].config.CACHE_DIR = str(path)
 
