@@ -79,7 +79,8 @@ _configured: list[Path] = []
 def configure() -> None:
     """Point numba's cache at :func:`cache_dir`, before or after numba is imported, and set
     its optimisation level (:data:`OPT_LEVEL`; numba reads it when it is imported: a process
-    that imported numba before keeps numba's, and caches in a directory of its own)."""
+    that imported numba before keeps numba's, caches in a directory of its own, and passes
+    that level on to its child processes)."""
     if _configured:
         return
     path = cache_dir()
@@ -87,8 +88,7 @@ def configure() -> None:
     path.mkdir(parents=True, exist_ok=True)
     os.environ["NUMBA_CACHE_DIR"] = str(path)
     os.environ[ROOT_ENV] = str(path.parent)
-    if "numba" not in sys.modules:
-        os.environ["NUMBA_OPT"] = _opt_level()
+    os.environ["NUMBA_OPT"] = _opt_level()  # so that child processes take the same directory
     if "numba" in sys.modules:
         sys.modules["numba"].config.CACHE_DIR = str(path)
 
