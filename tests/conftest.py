@@ -17,6 +17,14 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
     [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
 )
 
+# numba's cache directory and optimisation level, set before any test module imports numba
+# (`pytest.importorskip("numba")`): numba reads the level when it is imported, and the
+# background compile below, the tests and the processes they start must all compile at the
+# kernels' level into one directory.
+from engine.search.kernels.cache import configure  # noqa: E402
+
+configure()
+
 # The tests start several hundred Python processes that import this source tree (engines,
 # the command line, the web server). Where imports write no bytecode (PYTHONDONTWRITEBYTECODE,
 # set in many containers), each of them would compile the sources again: about 0.15 s of CPU
