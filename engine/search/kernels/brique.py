@@ -140,6 +140,21 @@ def _count(s: Any, size: int, move: int) -> None:
         s[size + 2] = played + 1
 
 
+@inline
+def _fill(t: Any, s: Any, move: int, k: int, player: int) -> int:
+    """The fill rule for the ``k``-th (partner, target) pair of a stone of ``player`` just
+    placed on ``move``: with ``player`` on the partner, the target becomes theirs; the target
+    filled, or -1 (none, or no such pair: the table pads each square's pairs with -1)."""
+    partner = t.fills[move, k, 0]
+    if partner < 0:
+        return -1
+    target = t.fills[move, k, 1]
+    if s[partner] == player and s[target] != player:
+        s[target] = player
+        return int(target)
+    return -1
+
+
 def _play(t: Any, s: Any, w: Any, move: int) -> None:
     size = t.n * t.n
     p = s[size]
@@ -152,12 +167,7 @@ def _play(t: Any, s: Any, w: Any, move: int) -> None:
     else:
         s[move] = p
         for k in range(2):
-            partner = t.fills[move, k, 0]
-            if partner < 0:
-                break
-            target = t.fills[move, k, 1]
-            if s[partner] == p and s[target] != p:
-                s[target] = p
+            _fill(t, s, move, k, p)
         # B9: the mover's chain through the new stone; the search's stamps and stack lie
         # after the playout's union-find arrays in w
         if chain_joins(t.nbr, t.edge, s, w, 6 * size, size, p, move):
@@ -280,12 +290,8 @@ def _playout_for(knowledge: int) -> Callable[..., int]:
             count += 1
             touched = _join(t, s, parent, bits, player, move)
             for f in range(2):
-                partner = t.fills[move, f, 0]
-                if partner < 0:
-                    break
-                target = t.fills[move, f, 1]
-                if s[partner] == player and s[target] != player:
-                    s[target] = player
+                target = _fill(t, s, move, f, player)
+                if target >= 0:
                     touched = _join(t, s, parent, bits, player, target)
             _count(s, size, move)
             if touched == 3:
