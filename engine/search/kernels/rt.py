@@ -33,6 +33,10 @@ import numpy as np  # noqa: E402
 from numba.core.caching import FunctionCache  # noqa: E402
 from numba.extending import overload  # noqa: E402
 
+from engine.search.kernels import inlining  # noqa: E402
+
+inlining.install()
+
 fcntl: ModuleType | None
 try:
     import fcntl
