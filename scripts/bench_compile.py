@@ -2,6 +2,7 @@
 from that cache, each in a fresh process, in CPU seconds.
 
 Usage: python -m scripts.bench_compile [GAME ...] [--rounds R] [--all] [--functions]
+       python -m scripts.bench_compile [GAME ...] --against DIR [--rounds R]
 
 For each game with a kernel, a child process loads its kernel as ``gtpgames warmup GAME``
 does (``engine.search.kernels.load``) with ``NUMBA_CACHE_DIR`` set to a fresh temporary
@@ -16,6 +17,11 @@ every game in one process. With ``--warmup`` also the command itself: ``gtpgames
 (every kernel, one process per core at a time) and ``gtpgames warmup --jobs 1`` (one after
 the other in one process), each on an empty cache, in wall seconds and CPU seconds (the
 processes it started included).
+
+With ``--against DIR`` it compares instead: each game's cold load here and in the checkout in
+DIR (say a ``git worktree`` of an earlier commit), both at the same time, one process per core
+(the cores swapped each round), so that both run on the machine as it is at that moment; the
+CPU seconds of both, their ratio, and over ``--rounds`` the medians.
 
 With ``--functions`` the cold load of each game also lists the functions numba compiled, by
 their own CPU seconds (numba's ``numba:compile`` events, the compilations nested in a function
@@ -84,22 +90,68 @@ class Run:
     out: dict[str, Any]
 
 
+class Child:
+    """A command started in a fresh process with numba's cache in ``cache``: the kernels of
+    this tree, or with ``tree`` those of another checkout (its directory first on the path);
+    with ``core``, the process runs on that core alone."""
+
+    def __init__(self, command: list[str], cache: str, what: str, tree: str | None = None,
+                 core: int | None = None) -> None:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        env.pop("GTPGAMES_NUMBA_ROOT", None)
+        if tree is not None:
+            env["PYTHONPATH"] = os.pathsep.join([tree, env.get("PYTHONPATH", "")]).rstrip(
+                os.pathsep)
+        self.what = what
+        self.out = tempfile.TemporaryFile("w+")
+        self.err = tempfile.TemporaryFile("w+")
+        self.start = time.perf_counter()
+        pin = None if core is None else (lambda: os.sched_setaffinity(0, {core}))
+        self.process = subprocess.Popen(command, env=env, stdout=self.out, stderr=self.err,
+                                        text=True, cwd=tree, preexec_fn=pin)
+
+    def wait(self) -> tuple[float, float, str]:
+        """Its CPU seconds (user + system, from ``os.wait4``: the process and the children it
+        reaped), its wall seconds and its standard output. RuntimeError, naming what it
+        did, if it failed."""
+        with self.out, self.err:
+            _pid, status, usage = os.wait4(self.process.pid, 0)
+            wall = time.perf_counter() - self.start
+            self.out.seek(0)
+            self.err.seek(0)
+            if os.waitstatus_to_exitcode(status) != 0:
+                raise RuntimeError(f"{self.what} failed: {self.err.read()}")
+            return usage.ru_utime + usage.ru_stime, wall, self.out.read()
+
+
 def timed(command: list[str], cache: str, what: str) -> tuple[float, float, str]:
-    """Run ``command`` in a fresh process with numba's cache in ``cache``; its CPU seconds
-    (user + system, from ``os.wait4``: the process and the children it reaped), its wall
-    seconds and its standard output. RuntimeError, naming ``what``, if it fails."""
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-    env.pop("GTPGAMES_NUMBA_ROOT", None)
-    start = time.perf_counter()
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        process = subprocess.Popen(command, env=env, stdout=out, stderr=err, text=True)
-        _pid, status, usage = os.wait4(process.pid, 0)
-        wall = time.perf_counter() - start
-        out.seek(0)
-        err.seek(0)
-        if os.waitstatus_to_exitcode(status) != 0:
-            raise RuntimeError(f"{what} failed: {err.read()}")
-        return usage.ru_utime + usage.ru_stime, wall, out.read()
+    """Run ``command`` in a fresh process with numba's cache in ``cache`` (:class:`Child`):
+    its CPU seconds, wall seconds and standard output."""
+    return Child(command, cache, what).wait()
+
+
+def side_by_side(name: str, tree: str, rounds: int) -> list[tuple[float, float]]:
+    """Cold loads of ``name``'s kernel, each round one of this tree's and one of ``tree``'s
+    at the same time, each process on a core of its own, the cores swapped every round (one
+    after the other where there is one core): so that both see the same machine, whose speed
+    drifts. The pairs of load CPU seconds (this tree's, the other's)."""
+    cores = sorted(os.sched_getaffinity(0))
+    pairs = []
+    for r in range(rounds):
+        with (tempfile.TemporaryDirectory(prefix="bench-compile-") as here,
+              tempfile.TemporaryDirectory(prefix="bench-compile-") as there):
+            command = [sys.executable, "-c", CHILD, "0", name]
+            if len(cores) > 1:
+                mine, other = cores[r % 2], cores[(r + 1) % 2]
+                started = [Child(command, here, f"loading {name}", core=mine),
+                           Child(command, there, f"loading {name} in {tree}", tree, other)]
+                texts = [child.wait()[2] for child in started]
+            else:
+                texts = [Child(command, here, f"loading {name}").wait()[2],
+                         Child(command, there, f"loading {name} in {tree}", tree).wait()[2]]
+        loads = [json.loads(text.strip().splitlines()[-1])["loads"][name][0] for text in texts]
+        pairs.append((loads[0], loads[1]))
+    return pairs
 
 
 def child(names: list[str], cache: str, functions: bool = False) -> Run:
@@ -153,8 +205,14 @@ def main() -> None:
                         help="also `gtpgames warmup` itself, in parallel and in one process")
     parser.add_argument("--functions", action="store_true",
                         help="also list each game's compiled functions by CPU seconds")
+    parser.add_argument("--against", metavar="DIR",
+                        help="instead, compare with the kernels of the checkout in DIR: cold "
+                        "loads side by side, one process per core, --rounds times")
     args = parser.parse_args()
     names = [name.lower() for name in args.games] or list(KERNELS)
+    if args.against:
+        against(names, args.against, args.rounds)
+        return
     bare = bare_import()
     print(f"a process that imports numba alone: {bare.cpu:.2f} CPU s ({bare.wall:.2f} wall s); "
           f"load average {os.getloadavg()[0]:.1f}")
@@ -207,6 +265,22 @@ def main() -> None:
         for key, (seconds, count) in rows:
             if seconds >= 0.05:
                 print(f"  {seconds:7.2f}  {int(count):3}x  {key}")
+
+
+def against(names: list[str], tree: str, rounds: int) -> None:
+    """Print each game's cold loads here and in ``tree`` side by side (:func:`side_by_side`),
+    round by round, with their ratios and the medians."""
+    print(f"cold load CPU s: this tree against {tree}, side by side (load average "
+          f"{os.getloadavg()[0]:.1f})")
+    print(f"{'game':8} {'here':>7} {'there':>7} {'ratio':>6}")
+    for name in names:
+        pairs = side_by_side(name, tree, rounds)
+        for here, there in pairs:
+            print(f"{name:8} {here:7.2f} {there:7.2f} {here / there:6.3f}", flush=True)
+        if len(pairs) > 1:
+            print(f"{'median':8} {statistics.median(p[0] for p in pairs):7.2f} "
+                  f"{statistics.median(p[1] for p in pairs):7.2f} "
+                  f"{statistics.median(p[0] / p[1] for p in pairs):6.3f}", flush=True)
 
 
 if __name__ == "__main__":

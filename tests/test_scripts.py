@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -89,6 +90,26 @@ def test_bench_solve_takes_the_endings_asked_for() -> None:
                                         "| trisq size=4"]
     assert rows[0][1] in ("win", "loss")
     assert all(int(row[2].replace(",", "")) <= 1000 + 1 for row in rows)
+
+
+@pytest.mark.slow
+def test_bench_compile_compares_with_another_checkout(tmp_path: Path) -> None:
+    """``--against DIR`` loads the kernel cold here and from DIR's sources, one row a round."""
+    shutil.copytree(ROOT / "engine", tmp_path / "engine",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    with (tmp_path / "engine" / "__init__.py").open("a") as init:
+        init.write("\nimport pathlib\npathlib.Path(__file__).with_name('imported').touch()\n")
+    done = subprocess.run([sys.executable, "-m", "scripts.bench_compile", "brique", "--against",
+                           str(tmp_path), "--rounds", "2"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = [line.split() for line in done.stdout.splitlines()[2:]]
+    assert [row[0] for row in rows] == ["brique", "brique", "median"]
+    for row in rows:
+        here, there, ratio = map(float, row[1:])
+        assert here > 0 and there > 0 and ratio == pytest.approx(here / there, abs=0.01)
+    assert (tmp_path / "engine" / "imported").exists()
+    assert not (ROOT / "engine" / "imported").exists()
 
 
 #: Brique 3x3 without the pie rule and its winning first moves (docs/solved.md).
