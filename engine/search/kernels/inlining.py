@@ -8,7 +8,7 @@ copies the helper's IR block by block, each block with a
 per call site: a copy to change and one to keep). Every variable in a block refers to the
 function's scope, which lists every variable of the function, so each block's copy copies the
 whole scope again: the cost grows with the helper's blocks times its variables (numba issue
-8989, open). The two were about a quarter of Trisq's compile time (2 of its 8 CPU s).
+8989, open). The two took about a fifth of Trisq's cold compile (1.5-2.2 of 8-10 CPU s).
 
 :func:`install` makes the blocks of one copy share one ``deepcopy`` memo, so that the scope
 is copied once per copy (the copy is the same, made once), and keeps each helper's IR from
@@ -32,10 +32,11 @@ from numba.core import inline_closurecall, ir
 
 
 class _Copier:
-    """Stands for the ``copy`` module in numba's inliner. While :func:`_inline_ir` runs, the
-    blocks of one function's IR (one scope) are deep-copied with one memo; a block of another
-    scope starts another memo, as does a block copied before (a second copy of the same IR).
-    Anything else is copied as ``copy`` would."""
+    """Stands for the ``copy`` module in numba's inliner. While numba's ``inline_ir`` runs
+    (:func:`install` wraps it in :meth:`begin` and :meth:`end`), the blocks of one function's
+    IR (one scope) are deep-copied with one memo; a block of another scope starts another
+    memo, as does a block copied before (a second copy of the same IR). Anything else is
+    copied as ``copy`` would."""
 
     def __init__(self) -> None:
         self._local = threading.local()
