@@ -69,10 +69,14 @@ _caller: Any = numba.njit(_caller_py)
 _float_caller: Any = numba.njit(_float_caller_py)
 
 
-def test_numba_inlines_through_it() -> None:
-    assert inlining.install()
-    assert cast(Any, getattr(inline_closurecall, "copy")) is inlining._copier  # noqa: B009
-    assert getattr(inline_closurecall.InlineWorker.inline_ir, "_one_memo", False)
+def test_numba_inlines_through_it_or_as_it_always_has() -> None:
+    installed = inlining.install()
+    swapped = cast(Any, getattr(inline_closurecall, "copy")) is inlining._copier  # noqa: B009
+    marked = getattr(inline_closurecall.InlineWorker.inline_ir, "_one_memo", False)
+    assert (swapped, marked) == (installed, installed)  # all of it or nothing
+    # it was written against numba 0.68's inliner; a later numba may have changed it
+    version = tuple(int(part) for part in numba.__version__.split(".")[:2])
+    assert installed or version > (0, 68)
 
 
 def test_helpers_inlined_at_several_call_sites_compute_as_python_does() -> None:
