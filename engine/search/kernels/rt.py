@@ -33,9 +33,9 @@ import numpy as np  # noqa: E402
 from numba.core.caching import FunctionCache  # noqa: E402
 from numba.extending import overload  # noqa: E402
 
-from engine.search.kernels import inlining  # noqa: E402
+from engine.search.kernels.inlining import install  # noqa: E402
 
-inlining.install()
+install()  # numba's inlining without its repeated copies (engine.search.kernels.inlining)
 
 fcntl: ModuleType | None
 try:
