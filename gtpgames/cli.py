@@ -527,6 +527,8 @@ def solve(
                 _fail(f"cannot write the checkpoint: {error}")
     side = the_game.player_name(the_game.to_move)
     typer.echo(f"{side} to move: {found.value}")
+    if found.bound is not None:
+        typer.echo(f"bound: {found.bound}")
     if found.source is not None:
         typer.echo(f"from: {found.source}")
     if found.plies is not None:

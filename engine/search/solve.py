@@ -22,6 +22,9 @@ from engine.games.core import Game
 from engine.games.registry import new_game
 
 Value = Literal["win", "loss", "draw", "unknown"]
+#: What one of a game's two searches decided when the other did not: the player to move
+#: does not lose ("at least a draw") or does not win ("at most a draw").
+Bound = Literal["at least a draw", "at most a draw"]
 
 #: Games that can never end in a draw (docs/rules: "A game can never be drawn"): one search
 #: ("the side to move wins") decides them.
@@ -136,6 +139,9 @@ class Solution:
     #: Where the value comes from when not from a search alone: the table of Brax endings,
     #: the pie rule (:data:`PIE_SOURCE`), or a search with the pie rule (:data:`PIE_BOUND`).
     source: str | None = None
+    #: In a game with draws, when the value is "unknown" but one of its two searches (or the
+    #: pie rule) decided: what the player to move is sure of.
+    bound: Bound | None = None
 
 
 class Solver:
@@ -359,20 +365,29 @@ class Solver:
         position's stage of the pie rule (:meth:`pie_stage`) in a game with draws, where the
         player who may swap cannot lose: "swap" leaves out the search of the opponent's win,
         "first" that of the mover's."""
+        return self.bounded_value(state, deadline, nodes, drawless, pie)[0]
+
+    def bounded_value(
+        self, state: Any, deadline: float | None = None, nodes: int | None = None,
+        drawless: bool = False, pie: str | None = None,
+    ) -> tuple[Value, Bound | None]:
+        """:meth:`value_of`, and when that is "unknown" in a game with draws, what the
+        search that did finish (or the pie rule) tells: the player to move does not win
+        ("at most a draw"), or does not lose ("at least a draw")."""
         mover = self.rule(state, 3)[0]
         first = -1 if pie == "first" else self.prove(state, mover, deadline, nodes)
         if first == 1:
-            return "win"
+            return "win", None
         if first == 0:
-            return "unknown"
+            return "unknown", ("at least a draw" if pie == "swap" and not drawless else None)
         if drawless:
-            return "loss"
+            return "loss", None
         if pie == "swap":
-            return "draw"
+            return "draw", None
         second = self.prove(state, 1 - mover, deadline, nodes)
         if second == 1:
-            return "loss"
-        return "draw" if second == -1 else "unknown"
+            return "loss", None
+        return ("draw", None) if second == -1 else ("unknown", "at most a draw")
 
     def solve(
         self, game: Game[Any], seconds: float | None = None, nodes: int | None = None,
@@ -401,14 +416,16 @@ class Solver:
         if stage is not None and drawless:
             value: Value = "win" if stage == "swap" else "loss"
             source: str | None = PIE_SOURCE
+            bound: Bound | None = None
         else:
-            value = self.value_of(self.state(game), deadline, nodes, drawless, stage)
+            value, bound = self.bounded_value(self.state(game), deadline, nodes, drawless,
+                                              stage)
             source = None if stage is None else PIE_BOUND
         winning = undecided = None
         if all_moves and value == "win":
             winning, undecided = self.winning_moves(game, deadline, nodes)
         return Solution(value, self.nodes - before, time.monotonic() - start, winning,
-                        undecided, source=source)
+                        undecided, source=source, bound=bound)
 
     def pie_stage(self, game: Game[Any]) -> Literal["swap", "first"] | None:
         """Where the pie rule bounds the value of ``game`` for its player to move (a game of

@@ -152,6 +152,45 @@ def test_the_pie_rule_bounds_what_the_search_finds_in_flicker() -> None:
         assert found.winning == plain.winning and found.source == PIE_BOUND
 
 
+@pytest.mark.parametrize(("size", "moves"), [(3, ""), (3, "b2"), (4, ""), (4, "a1")])
+def test_an_unknown_value_keeps_what_one_search_decided(size: int, moves: str) -> None:
+    """Flicker with the pie rule, each solve stopped after 100 nodes a search: the value is
+    unknown, and the bound is what the pie rule decided (the first player does not win, the
+    player who may swap does not lose); the whole solve agrees with it. Without the pie rule
+    the same stopped solve has no bound (neither search finished)."""
+    game = new_game("flicker", size=size, pie=True)
+    for token in moves.split():
+        game.play_text(token)
+    stopped = Solver(game, memory_mb=32).solve(game, nodes=100)
+    assert stopped.value == "unknown"
+    assert stopped.bound == ("at least a draw" if moves else "at most a draw")
+    if size == 3:
+        whole = Solver(game, memory_mb=32).solve(game).value
+        assert whole in (("win", "draw") if moves else ("loss", "draw"))
+    plain = new_game("flicker", size=size, pie=False)
+    for token in moves.split():
+        plain.play_text(token)
+    stopped = Solver(plain, memory_mb=32).solve(plain, nodes=100)
+    assert (stopped.value, stopped.bound) == ("unknown", None)
+
+
+def test_the_second_search_is_bounded_by_the_first() -> None:
+    """Flicker 4x4 without the pie rule after b2: White does not win (the first search,
+    alone) and loses (the second). With each search stopped after as many nodes as the
+    first one took, the first finishes and the second does not, when it needs more: the
+    value is unknown, at most a draw for White."""
+    game = new_game("flicker", size=4, pie=False)
+    game.play_text("b2")
+    solver = Solver(game, memory_mb=32)
+    state = solver.state(game)
+    assert solver.prove(state, game.to_move) == -1
+    first = solver.nodes
+    assert solver.prove(state, 1 - game.to_move) == 1
+    second = solver.nodes - first
+    assert second > first  # (else the cap below would not stop the second search)
+    stopped = Solver(game, memory_mb=32).solve(game, nodes=first)
+    assert (stopped.value, stopped.bound) == ("unknown", "at most a draw")
+
 @pytest.mark.parametrize("name", ["brique", "flicker"])
 def test_no_winning_move_is_searched_for_the_first_player_with_the_pie_rule(name: str) -> None:
     """The engine's prover (winning_move) spends no time on the first move of a game with the
@@ -298,7 +337,7 @@ def test_endings_match_minimax(name: str, options: dict[str, object], setup: Any
 @pytest.mark.parametrize(("name", "options", "moves"), [
     ("brique", {"size": 4, "pie": False}, ""),
     ("brique", {"size": 4, "pie": True}, "b2"),
-    ("flicker", {"size": 4, "pie": False}, "b2 c3 c2 b3"),  # a game with draws
+    ("flicker", {"size": 4, "pie": False}, "b2 c3 a4"),  # a game with draws: two searches
 ])
 def test_threads_find_what_one_thread_finds(
     name: str, options: dict[str, object], moves: str
@@ -569,6 +608,18 @@ def test_cli_solves_and_lists_winning_moves(tmp_path: Path) -> None:
     assert code == 0 and out.splitlines()[:2] == [
         "White to move: win", "from: the pie rule (the player who may swap wins)"]
     assert out.splitlines()[-1] == "winning moves: swap"  # a1 wins (above): White swaps
+
+
+def test_cli_prints_the_bound_of_an_unknown_value() -> None:
+    """With no time, Flicker 3x3 with the pie rule is unknown for Black, who does not win
+    (the pie rule); without the pie rule nothing is known."""
+    code, out, _ = run_cli("flicker", "--size", "3", "--time", "0", "--memory", "8")
+    assert code == 0 and out.splitlines()[:2] == ["Black to move: unknown",
+                                                  "bound: at most a draw"]
+    code, out, _ = run_cli("flicker", "--size", "3", "--option", "pie=off", "--time", "0",
+                           "--memory", "8")
+    assert code == 0 and out.splitlines()[0] == "Black to move: unknown"
+    assert "bound:" not in out
 
 
 @pytest.mark.parametrize(("args", "message"), [
