@@ -140,7 +140,7 @@ def side_by_side(name: str, tree: str, rounds: int) -> list[tuple[float, float]]
     for r in range(rounds):
         with (tempfile.TemporaryDirectory(prefix="bench-compile-") as here,
               tempfile.TemporaryDirectory(prefix="bench-compile-") as there):
-            command = [sys.executable, "-c", CHILD, "0", name]
+            command = child_command([name])
             if len(cores) > 1:
                 mine, other = cores[r % 2], cores[(r + 1) % 2]
                 started = [Child(command, here, f"loading {name}", core=mine),
@@ -149,18 +149,28 @@ def side_by_side(name: str, tree: str, rounds: int) -> list[tuple[float, float]]
             else:
                 texts = [Child(command, here, f"loading {name}").wait()[2],
                          Child(command, there, f"loading {name} in {tree}", tree).wait()[2]]
-        loads = [json.loads(text.strip().splitlines()[-1])["loads"][name][0] for text in texts]
+        loads = [report(text)["loads"][name][0] for text in texts]
         pairs.append((loads[0], loads[1]))
     return pairs
+
+
+def child_command(names: list[str], functions: bool = False) -> list[str]:
+    """The command of a child that loads the kernels of ``names`` (:data:`CHILD`)."""
+    return [sys.executable, "-c", CHILD, "1" if functions else "0", *names]
+
+
+def report(text: str) -> dict[str, Any]:
+    """What a :data:`CHILD` reports: the last line of its output, as JSON."""
+    found: dict[str, Any] = json.loads(text.strip().splitlines()[-1])
+    return found
 
 
 def child(names: list[str], cache: str, functions: bool = False) -> Run:
     """Load the kernels of ``names`` in a fresh process with numba's cache in ``cache``: the
     process's CPU and wall seconds (:func:`timed`) and its report (see :data:`CHILD`)."""
-    command = [sys.executable, "-c", CHILD, "1" if functions else "0", *names]
-    cpu, wall, text = timed(command, cache, f"loading {' '.join(names)}")
-    report: dict[str, Any] = json.loads(text.strip().splitlines()[-1])
-    return Run(cpu, wall, report)
+    cpu, wall, text = timed(child_command(names, functions), cache,
+                            f"loading {' '.join(names)}")
+    return Run(cpu, wall, report(text))
 
 
 def measure(names: list[str], functions: bool = False) -> tuple[Run, Run]:
