@@ -21,7 +21,8 @@ processes it started included).
 With ``--against DIR`` it compares instead: each game's cold load here and in the checkout in
 DIR (say a ``git worktree`` of an earlier commit), both at the same time, one process per core
 (the cores swapped each round), so that both run on the machine as it is at that moment; the
-CPU seconds of both, their ratio, and over ``--rounds`` the medians.
+CPU seconds of both, their ratio, and over ``--rounds`` the medians (the median ratio is that
+of the rounds' ratios, each taken at one moment, not the ratio of the two medians).
 
 With ``--functions`` the cold load of each game also lists the functions numba compiled, by
 their own CPU seconds (numba's ``numba:compile`` events, the compilations nested in a function

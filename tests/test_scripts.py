@@ -7,6 +7,7 @@ import argparse
 import importlib
 import json
 import shutil
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -105,9 +106,14 @@ def test_bench_compile_compares_with_another_checkout(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     rows = [line.split() for line in done.stdout.splitlines()[2:]]
     assert [row[0] for row in rows] == ["brique", "brique", "median"]
-    for row in rows:
-        here, there, ratio = map(float, row[1:])
+    rounds = [tuple(map(float, row[1:])) for row in rows[:2]]
+    for here, there, ratio in rounds:
         assert here > 0 and there > 0 and ratio == pytest.approx(here / there, abs=0.01)
+    # The median row: each column's median; the ratio is the median of the rounds' ratios
+    # (paired round by round), not the ratio of the two medians.
+    medians = tuple(map(float, rows[2][1:]))
+    columns = zip(*rounds, strict=True)
+    assert medians == pytest.approx([statistics.median(column) for column in columns], abs=0.011)
     assert (tmp_path / "engine" / "imported").exists()
     assert not (ROOT / "engine" / "imported").exists()
 
