@@ -76,8 +76,10 @@ LOOK = 0.02
 #: table, unless other entries replaced it).
 STEP_NODES = 256
 
-#: The table's layout in a checkpoint's header: a table of another layout is not read.
-TABLE_LAYOUT = 2
+#: The table's layout in a checkpoint's header: 3, the entries of 16 bytes
+#: (:mod:`engine.search.kernels.dfpn`); a table of layout 2 (a key array, and a row of
+#: pn, dn, work and a check word per entry: 40 bytes) is converted as it is read.
+TABLE_LAYOUT = 3
 
 
 def minimax(game: Game[Any], memo: dict[str, int] | None = None) -> int:
@@ -222,10 +224,10 @@ class Solver:
 
     @property
     def entries(self) -> int:
-        return int(self.table[0].shape[0])
+        return int(self.table.shape[0])
 
     def table_bytes(self) -> int:
-        return sum(int(a.nbytes) for a in self.table)
+        return int(self.table.nbytes)
 
     def memory_bytes(self) -> int:
         """Bytes of the table and the stacks together (within ``memory_mb``)."""
@@ -234,11 +236,11 @@ class Solver:
 
     def used(self) -> int:
         """Table entries in use."""
-        return int((self.table[0] != 0).sum())
+        return int((self.table[:, self.dfpn.E_NUMBERS] != 0).sum())
 
     def clear(self) -> None:
         """Empty the table: later solves find nothing of the earlier ones."""
-        self.table[0][:] = 0
+        self.table[:] = 0
 
     # ------------------------------------------------------------------------ proving
 
@@ -537,17 +539,17 @@ class Solver:
         import numpy as np
 
         with open(path, "wb") as out:
-            keys, data = self.table
-            np.savez(out, header=np.array(self.header()), keys=keys, data=data)
+            np.savez(out, header=np.array(self.header()), table=self.table)
 
     def load(self, path: Path) -> int:
         """Read a table written by :meth:`save` for the same game and options; ValueError
         if it is for something else. A table of this size (the same memory and threads, and
-        a root that needs as deep a stack) is read as it is; one of another size has its
-        entries stored in this table one by one (:func:`engine.search.kernels.dfpn.merge`:
-        where this one is smaller, a full bucket keeps the entries of most work, proofs
-        first). Both are read in pieces, so that a table of several gigabytes is never in
-        memory twice. Returns the entries read."""
+        a root that needs as deep a stack) is read as it is; one of another size, or of the
+        earlier layout (:data:`TABLE_LAYOUT`), has its entries stored in this table one by
+        one (:func:`engine.search.kernels.dfpn.merge`: where this one is smaller, a full
+        bucket keeps the entries of most work, proofs first). Both are read in pieces, so
+        that a table of several gigabytes is never in memory twice. Returns the entries
+        read."""
         import zipfile
 
         import numpy as np
@@ -556,32 +558,48 @@ class Solver:
             with archive.open("header.npy") as part:
                 header = str(np.load(part))
             theirs, mine = json.loads(header), json.loads(self.header())
+            if theirs.get("layout") == 2:
+                theirs["layout"] = TABLE_LAYOUT  # converted as it is read
             if {**theirs, "entries": 0} != {**mine, "entries": 0}:
                 raise ValueError(
                     f"{path} holds a table for {header}, not for {self.header()}")
-            keys, data = self.table
-            if theirs["entries"] == mine["entries"]:
-                for table, name in zip(self.table, ("keys", "data"), strict=True):
-                    with archive.open(f"{name}.npy") as part:
-                        _read_into(part, table.reshape(-1).view(np.uint8), path, name,
-                                   table.shape, table.dtype)
-                return int((keys != 0).sum())
+            table = self.table
             entries = int(theirs["entries"])
-            step = 2**20
-            more_keys = np.empty(step, dtype=keys.dtype)
-            more_data = np.empty((step, data.shape[1]), dtype=data.dtype)
-            stored = 0
-            with archive.open("keys.npy") as key_part, archive.open("data.npy") as data_part:
-                _read_header(key_part, path, "keys", (entries,), keys.dtype)
-                _read_header(data_part, path, "data", (entries, data.shape[1]), data.dtype)
+            if "table.npy" in archive.namelist() and entries == self.entries:
+                with archive.open("table.npy") as part:
+                    _read_into(part, table.reshape(-1).view(np.uint8), path, "table",
+                               table.shape, table.dtype)
+                return self.used()
+            return self._merge_file(archive, path, entries)
+
+    def _merge_file(self, archive: Any, path: Path, entries: int) -> int:
+        """Store the ``entries`` entries of a checkpoint's table in this one
+        (:meth:`load`), in pieces of a million."""
+        import numpy as np
+
+        step = 2**20
+        more = np.empty((step, 2), dtype=np.uint64)
+        stored = 0
+        if "table.npy" in archive.namelist():
+            with archive.open("table.npy") as part:
+                _read_header(part, path, "table", (entries, 2), more.dtype)
                 for start in range(0, entries, step):
                     count = min(step, entries - start)
-                    _read_chunk(key_part, more_keys[:count].view(np.uint8), path, "keys")
-                    _read_chunk(data_part, more_data[:count].reshape(-1).view(np.uint8),
-                                path, "data")
-                    stored += self.dfpn.merge(keys, data, more_keys[:count],
-                                              more_data[:count])
+                    _read_chunk(part, more[:count].reshape(-1).view(np.uint8), path, "table")
+                    stored += self.dfpn.merge(self.table, more[:count])
             return stored
+        keys = np.empty(step, dtype=np.uint64)
+        data = np.empty((step, 4), dtype=np.int64)
+        with archive.open("keys.npy") as key_part, archive.open("data.npy") as data_part:
+            _read_header(key_part, path, "keys", (entries,), keys.dtype)
+            _read_header(data_part, path, "data", (entries, 4), data.dtype)
+            for start in range(0, entries, step):
+                count = min(step, entries - start)
+                _read_chunk(key_part, keys[:count].view(np.uint8), path, "keys")
+                _read_chunk(data_part, data[:count].reshape(-1).view(np.uint8), path, "data")
+                self.dfpn.from_layout_2(keys[:count], data[:count], more[:count])
+                stored += self.dfpn.merge(self.table, more[:count])
+        return stored
 
 
 def _read_header(part: Any, path: Path, name: str, shape: tuple[int, ...], dtype: Any) -> None:

@@ -12,13 +12,17 @@ steps, Trisq, has one player move several times in a row: the node type follows 
 move). A draw, or a win of the other side, disproves. A game with draws is solved by two
 searches, one per attacker (:mod:`engine.search.solve`).
 
-The transposition table is two fixed arrays (bounded memory): the keys, in buckets of four,
-and a row of numbers per entry. A key is a 64-bit hash of the game's key of the state
-(``r_key``: by default a hash of the whole state array) and the attacker; a new entry
-replaces the entry of the bucket whose subtree took the least work. The state arrays of the
-games with a repetition rule (Flicker, Brax) hold the earlier positions that can come back,
-so a position's key includes the history its result depends on, and the graph the search
-sees has no cycles.
+The transposition table is one fixed array (bounded memory) of 16-byte entries in buckets of
+four, a bucket to a 64-byte cache line. An entry is two words: its numbers packed in one
+(:func:`pack`: the proof and disproof numbers in 28 bits each, exact for 0, "infinite" and
+:data:`UNKNOWN`, larger ones held at :data:`CAP`; the work of its subtree on a logarithmic
+scale in 8 bits), and its key mixed with that word in the other, so that a read finds the
+key only with the numbers it was written with (:func:`tt_get`). A key is a 64-bit hash of
+the game's key of the state (``r_key``: by default a hash of the whole state array) and the
+attacker; a new entry replaces the entry of the bucket whose subtree took the least work.
+The state arrays of the games with a repetition rule (Flicker, Brax) hold the earlier
+positions that can come back, so a position's key includes the history its result depends
+on, and the graph the search sees has no cycles.
 
 A new child starts at the numbers the game estimates for it (``r_init``: 1 and 1 unless the
 game registers an estimate; Brique's are the squares of each side's distance to a win),
@@ -35,6 +39,7 @@ Several threads may search one root with one table (:func:`search`; docs/design/
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -58,12 +63,16 @@ INF = np.int64(1) << np.int64(40)
 #: pn = dn = UNKNOWN for a child past the depth limit: never proven, seldom chosen.
 UNKNOWN = np.int64(1) << np.int64(30)
 BUCKET = 4
-# the columns of an entry's row of numbers (its key is in an array of keys, four to a
-# bucket in one cache line; its numbers in one row, in another line)
-D_PN = 0
-D_DN = 1
-D_WORK = 2  # nodes expanded under the entry's position when it was written
-D_CHECK = 3  # the key sealed with the numbers (:func:`_seal`)
+# the two words of an entry
+E_LOCK = 0  # the key, mixed with the numbers (see tt_get)
+E_NUMBERS = 1  # the numbers, packed (see pack)
+#: Bits of each of the proof and disproof numbers in an entry; the work takes the top 8.
+NUMBER_BITS = 28
+_FIELD = (1 << NUMBER_BITS) - 1
+#: The largest number an entry holds other than INF and UNKNOWN: a larger one reads back as
+#: this (never as a proof or disproof, which stay exact). Searches of hundreds of millions of
+#: nodes stored numbers below 2^17 (docs/design/kernels.md, "The solver").
+CAP = _FIELD - 2
 #: Slots of each thread's marks of the positions on its stack (:func:`search`).
 BUSY = 4096
 
@@ -82,8 +91,7 @@ M_DRAWLESS = 10  # 1: a game without draws, whose table is kept for one attacker
 N_META = 11
 
 _ATT = np.uint64(0x9E3779B97F4A7C15)
-_MIX_PN = np.uint64(0xD6E8FEB86659FD93)
-_MIX_DN = np.uint64(0xA0761D6478BD642F)
+_MIX = np.uint64(0xD6E8FEB86659FD93)
 
 
 @inline
@@ -97,25 +105,61 @@ def state_hash(t: Any, s: Any, attacker: int) -> Any:
 
 
 @inline
-def _seal(h: Any, pn: Any, dn: Any) -> Any:
-    """The check word of an entry: the hash ``h`` mixed with its numbers, so that an entry
-    read while another thread writes it (some words old, some new) fails the check of
-    :func:`tt_get` instead of pairing a key with another position's numbers."""
-    return np.int64(h ^ (np.uint64(pn) * _MIX_PN) ^ (np.uint64(dn) * _MIX_DN))
+def _field(x: Any) -> Any:
+    """A proof or disproof number as an entry holds it: INF and UNKNOWN (or more) as codes of
+    their own, other numbers up to :data:`CAP`."""
+    if x >= INF:
+        return np.uint64(_FIELD)
+    if x >= UNKNOWN:
+        return np.uint64(_FIELD - 1)
+    return np.uint64(min(x, CAP))
 
 
 @inline
-def tt_get(keys: Any, data: Any, h: Any) -> Any:
+def _number(code: Any) -> Any:
+    """The number of an entry's field (the inverse of :func:`_field` up to :data:`CAP`)."""
+    if code == np.uint64(_FIELD):
+        return INF
+    if code == np.uint64(_FIELD - 1):
+        return UNKNOWN
+    return np.int64(code)
+
+
+@inline
+def work_code(work: Any) -> Any:
+    """The work of an entry's subtree (nodes expanded under it) on the scale an entry keeps:
+    8 bits, four steps to each doubling, never less for more work."""
+    if work <= 1:
+        return np.uint64(max(work, 0))
+    return np.uint64(min(255, 1 + int(4.0 * math.log2(work))))
+
+
+@inline
+def pack(pn: Any, dn: Any, work: Any) -> Any:
+    """The numbers word of an entry: pn and dn (:func:`_field`) and the work's code
+    (:func:`work_code`). Never 0: an empty slot is all zeros."""
+    return (_field(pn) | (_field(dn) << np.uint64(NUMBER_BITS))
+            | (work_code(work) << np.uint64(2 * NUMBER_BITS)))
+
+
+@inline
+def _lock(h: Any, numbers: Any) -> Any:
+    """The lock word of an entry: its key mixed with its numbers word, so that an entry read
+    while another thread writes it (one word old, one new) fails the check of :func:`tt_get`
+    instead of pairing a key with another position's numbers."""
+    return h ^ (numbers * _MIX)
+
+
+@inline
+def tt_get(table: Any, h: Any) -> Any:
     """The numbers (pn, dn) the table holds for ``h``, or (-1, -1)."""
-    nb = keys.shape[0] // BUCKET
+    nb = table.shape[0] // BUCKET
     b = int(h % np.uint64(nb)) * BUCKET
     for j in range(b, b + BUCKET):
-        if keys[j] == h:
-            pn = data[j, D_PN]
-            dn = data[j, D_DN]
-            if data[j, D_CHECK] == _seal(h, pn, dn):
-                return pn, dn
-            break
+        numbers = table[j, E_NUMBERS]
+        if table[j, E_LOCK] == _lock(h, numbers) and numbers != np.uint64(0):
+            return (_number(numbers & np.uint64(_FIELD)),
+                    _number((numbers >> np.uint64(NUMBER_BITS)) & np.uint64(_FIELD)))
     return np.int64(-1), np.int64(-1)
 
 
@@ -132,69 +176,95 @@ def _key_of(attacker: int, drawless: int) -> int:
 
 
 @inline
-def _get(keys: Any, data: Any, h: Any, flip: bool) -> Any:
+def _get(table: Any, h: Any, flip: bool) -> Any:
     """:func:`tt_get` for the search's attacker (``flip``: the entry is kept for the other
     player, :func:`_key_of`)."""
-    a, b = tt_get(keys, data, h)
+    a, b = tt_get(table, h)
     if flip:
         return b, a
     return a, b
 
 
 @inline
-def _put(keys: Any, data: Any, h: Any, pn: Any, dn: Any, wk: Any, flip: bool) -> None:
+def _put(table: Any, h: Any, pn: Any, dn: Any, wk: Any, flip: bool) -> None:
     """:func:`tt_store` for the search's attacker (see :func:`_get`)."""
     if flip:
         pn, dn = dn, pn
-    tt_store(keys, data, h, pn, dn, wk)
+    tt_store(table, h, pn, dn, wk)
 
 
 @inline
-def tt_store(keys: Any, data: Any, h: Any, pn: Any, dn: Any, wk: Any) -> None:
-    """Write (pn, dn, work) for ``h``: its own slot, an empty one, or the bucket's entry of
-    least work (a proven entry only gives way to another proof)."""
-    nb = keys.shape[0] // BUCKET
+def _store_packed(table: Any, h: Any, numbers: Any) -> None:
+    """Write the numbers word ``numbers`` (:func:`pack`) for ``h``: its own slot, the first
+    free one, or the bucket's entry of least work (a proven entry only gives way to another
+    proof)."""
+    nb = table.shape[0] // BUCKET
     b = int(h % np.uint64(nb)) * BUCKET
     victim = -1
     least = np.int64(1) << np.int64(62)
+    field = np.uint64(_FIELD)
     for j in range(b, b + BUCKET):
-        if keys[j] == h:
+        theirs = table[j, E_NUMBERS]
+        if theirs == np.uint64(0):
+            if least >= 0:  # the first free slot
+                victim = j
+                least = np.int64(-1)
+            continue
+        if table[j, E_LOCK] == _lock(h, theirs):
             victim = j
             break
-        if keys[j] == np.uint64(0):
-            victim = j
-            least = np.int64(-1)
-            continue
-        cost = data[j, D_WORK]
-        if data[j, D_PN] == 0 or data[j, D_DN] == 0:
+        cost = np.int64(theirs >> np.uint64(2 * NUMBER_BITS))
+        if (theirs & field) == np.uint64(0) or (theirs >> np.uint64(NUMBER_BITS)) & field == 0:
             cost += np.int64(1) << np.int64(50)
         if cost < least:
             least = cost
             victim = j
-    data[victim, D_PN] = pn
-    data[victim, D_DN] = dn
-    data[victim, D_WORK] = wk
-    data[victim, D_CHECK] = _seal(h, pn, dn)
-    keys[victim] = h
+    table[victim, E_NUMBERS] = numbers
+    table[victim, E_LOCK] = _lock(h, numbers)
+
+
+@inline
+def tt_store(table: Any, h: Any, pn: Any, dn: Any, wk: Any) -> None:
+    """Write (pn, dn, work) for ``h`` (:func:`_store_packed`)."""
+    _store_packed(table, h, pack(pn, dn, wk))
 
 
 @kernel
-def merge(keys: Any, data: Any, more_keys: Any, more_data: Any) -> int:
-    """Store the entries of another table (``more_keys`` and ``more_data``: all of it or a
-    piece, of any size) in this one, each as :func:`tt_store` stores an entry, skipping
-    those whose check word fails; returns how many were stored."""
+def merge(table: Any, more: Any) -> int:
+    """Store the entries of another table (``more``: all of it or a piece, of any size) in
+    this one, each as :func:`tt_store` stores an entry; returns how many were stored."""
     stored = 0
-    for i in range(more_keys.shape[0]):
-        h = more_keys[i]
-        if h == np.uint64(0):
+    for i in range(more.shape[0]):
+        numbers = more[i, E_NUMBERS]
+        if numbers == np.uint64(0):
             continue
-        pn = more_data[i, D_PN]
-        dn = more_data[i, D_DN]
-        if more_data[i, D_CHECK] != _seal(h, pn, dn):
-            continue
-        tt_store(keys, data, h, pn, dn, more_data[i, D_WORK])
+        _store_packed(table, more[i, E_LOCK] ^ (numbers * _MIX), numbers)
         stored += 1
     return stored
+
+
+_MIX_PN = np.uint64(0xD6E8FEB86659FD93)
+_MIX_DN = np.uint64(0xA0761D6478BD642F)
+
+
+@kernel
+def from_layout_2(keys: Any, data: Any, into: Any) -> None:
+    """Write into ``into`` (of as many rows) the entries of a piece of a table of the earlier
+    layout (``engine.search.solve.TABLE_LAYOUT`` 2: an array of keys, and a row of pn, dn,
+    work and a check word per entry, the key mixed with pn and dn), as entries of this one;
+    an empty entry, or one whose check word fails (read while written), as an empty one."""
+    for i in range(keys.shape[0]):
+        h = keys[i]
+        pn = data[i, 0]
+        dn = data[i, 1]
+        sealed = np.int64(h ^ (np.uint64(pn) * _MIX_PN) ^ (np.uint64(dn) * _MIX_DN))
+        if h == np.uint64(0) or data[i, 3] != sealed:
+            into[i, E_LOCK] = 0
+            into[i, E_NUMBERS] = 0
+            continue
+        numbers = pack(pn, dn, data[i, 2])
+        into[i, E_NUMBERS] = numbers
+        into[i, E_LOCK] = _lock(h, numbers)
 
 
 @inline
@@ -209,7 +279,7 @@ def _wins(t: Any, s: Any, s2: Any, w: Any, code: int, z: int) -> bool:
 @inline
 def _expand(
     t: Any, d: int, attacker: int, states: Any, s2: Any, w: Any, buf: Any, moves: Any,
-    hashes: Any, cpn: Any, cdn: Any, count: Any, keys: Any, data: Any, threats: int,
+    hashes: Any, cpn: Any, cdn: Any, count: Any, table: Any, threats: int,
     s3: Any, buf2: Any, cand: Any, keyed: int, flip: bool,
 ) -> None:
     """Generate the children of frame ``d``: their moves, hashes and first numbers (a
@@ -234,7 +304,7 @@ def _expand(
         h = state_hash(t, s2, keyed)
         hashes[d, j] = h
         if res < 0:
-            a, b = _get(keys, data, h, flip)
+            a, b = _get(table, h, flip)
             if a >= 0:
                 cpn[d, j] = a
                 cdn[d, j] = b
@@ -308,7 +378,6 @@ def search(
     threads share out the children that all need a proof. Each sees the others' results
     through the table, and the one that decides the root sets ``stop[0]``, which ends the
     others' calls."""
-    keys, data = table
     states, s2, w, buf, moves, hashes, cpn, cdn, count, thpn, thdn, chosen, nh, work0, s3, \
         buf2, cand = frames
     threats = meta[M_THREATS]
@@ -335,8 +404,8 @@ def search(
             return 0
         d = meta[M_SP]
         if fresh:
-            _expand(t, d, attacker, states, s2, w, buf, moves, hashes, cpn, cdn, count, keys,
-                    data, threats, s3, buf2, cand, keyed, flip)
+            _expand(t, d, attacker, states, s2, w, buf, moves, hashes, cpn, cdn, count, table,
+                    threats, s3, buf2, cand, keyed, flip)
             meta[M_NODES] += 1
             fresh = False
         k = count[d]
@@ -351,7 +420,7 @@ def search(
             a = cpn[d, j]
             b = cdn[d, j]
             if a != 0 and b != 0 and a != UNKNOWN:
-                ta, tb = _get(keys, data, hashes[d, j], flip)
+                ta, tb = _get(table, hashes[d, j], flip)
                 if ta >= 0:
                     a = ta
                     b = tb
@@ -410,12 +479,12 @@ def search(
         dn = t_node if is_or else m_node
         if nthreads > 1 and d > 0 and pn != 0 and dn != 0:
             # decided by another thread meanwhile: no use searching on under it
-            ta, tb = _get(keys, data, nh[d], flip)
+            ta, tb = _get(table, nh[d], flip)
             if ta == 0 or tb == 0:
                 pn = ta
                 dn = tb
         if pn >= thpn[d] or dn >= thdn[d] or pn == 0 or dn == 0:
-            _put(keys, data, nh[d], pn, dn, meta[M_NODES] - work0[d], flip)
+            _put(table, nh[d], pn, dn, meta[M_NODES] - work0[d], flip)
             meta[M_STORES] += 1
             if d == 0:
                 meta[M_PN] = pn
@@ -486,11 +555,11 @@ def rules(t: Any, s: Any, w: Any, out: Any, op: int, move: int) -> int:
     return r_to_move(t, s)
 
 
-def new_table(entries: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    """An empty table of ``entries`` slots (rounded down to whole buckets, at least one): the
-    keys, and a row of numbers per entry (the ``D_*`` columns)."""
+def new_table(entries: int) -> np.ndarray[Any, np.dtype[np.uint64]]:
+    """An empty table of ``entries`` slots (rounded down to whole buckets, at least one): a
+    row of two words (``E_LOCK``, ``E_NUMBERS``) per entry."""
     n = max(BUCKET, entries // BUCKET * BUCKET)
-    return np.zeros(n, dtype=np.uint64), np.zeros((n, 4), dtype=np.int64)
+    return np.zeros((n, 2), dtype=np.uint64)
 
 
 def new_shared(threads: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
@@ -499,8 +568,8 @@ def new_shared(threads: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]
     return np.zeros(1, dtype=np.int64), np.zeros((threads, BUSY), dtype=np.int32)
 
 
-#: Bytes of one table entry (key, pn, dn, work, check).
-ENTRY_BYTES = 40
+#: Bytes of one table entry (its lock and numbers words).
+ENTRY_BYTES = 16
 
 
 def frame_bytes(depth: int, most: int, length: int, itemsize: int, work: int) -> int:
