@@ -101,7 +101,7 @@ def run(config: MatchConfig) -> tuple[Match, float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--games", type=int, default=200, help="games per run (default 200)")
     parser.add_argument("--size", type=int, default=7, help="Brique board size (default 7)")
     parser.add_argument("--address", default=None,

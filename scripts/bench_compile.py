@@ -205,7 +205,7 @@ def warmup_command(jobs: int | None) -> Run:
 def main() -> None:
     from engine.search.kernels import KERNELS
 
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("games", nargs="*", default=None,
                         help="games to measure (default: every game with a kernel)")
     parser.add_argument("--rounds", type=int, default=1,

@@ -39,7 +39,7 @@ def random_ending(rng: random.Random) -> Brax:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--playouts", type=int, default=1000, help="playouts per search")
     parser.add_argument("--positions", type=int, default=200,
                         help="drawn positions and lost positions to search")

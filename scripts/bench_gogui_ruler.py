@@ -92,7 +92,7 @@ class Ruler:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--game", default="brax", help="the game (default brax)")
     parser.add_argument("--clicks", type=int, default=500,
                         help="clicks to play (default 500; fewer if the game ends)")

@@ -126,7 +126,7 @@ FEATURES: dict[str, tuple[dict[str, float], dict[str, float]]] = {
 def main() -> None:
     from engine.search.kernels import KERNELS
 
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("games", nargs="*", default=None,
                         help="games to measure (default: every game with a kernel)")
     parser.add_argument("--seconds", type=float, default=2.0,

@@ -42,7 +42,7 @@ def measure(write: Callable[[], str]) -> tuple[str, float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(
-        description=__doc__.splitlines()[0],
+        description=" ".join((__doc__ or "").split("\n\n")[0].split()),
         epilog="Run it as python -m scripts.bench_legal_moves from the project root.",
     )
     parser.add_argument(

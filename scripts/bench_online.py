@@ -335,7 +335,7 @@ async def bench(run: Run, timeout: float) -> list[int]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--games", type=int, default=200, help="simultaneous games")
     parser.add_argument("--kill-at", type=int, default=5000,
                         help="kill the server (SIGKILL) and restart it after this many moves")

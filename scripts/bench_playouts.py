@@ -39,7 +39,7 @@ def rate(game: Game[Any], seconds: float, fast: bool) -> tuple[float, int]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("games", nargs="*", default=None,
                         help="games to measure (default: every game)")
     parser.add_argument("--seconds", type=float, default=3.0,

@@ -41,7 +41,7 @@ def median_ms(call: Callable[[], object], runs: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--runs", type=int, default=50,
                         help="renders per game and kind, whose median is printed (default 50)")
     args = parser.parse_args()

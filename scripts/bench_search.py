@@ -82,7 +82,7 @@ def scaling(kernel: Searcher, game: Game[Any], seconds: float, threads: int,
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("games", nargs="*", help="games to measure (default: every game)")
     parser.add_argument("--seconds", type=float, default=2.0,
                         help="seconds of search per game and searcher (default 2)")

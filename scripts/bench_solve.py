@@ -64,7 +64,7 @@ def position(name: str, options: dict[str, Any], back: int) -> Game[Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--memory", type=float, default=256.0,
                         help="megabytes for each solver's table and stack")
     parser.add_argument("--time", type=float, default=120.0,

@@ -37,7 +37,7 @@ def once(game: str) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--runs", type=int, default=10,
                         help="processes started per game (default 10)")
     args = parser.parse_args()

@@ -232,7 +232,7 @@ def row(record: Record) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--moves", type=int, default=60, help="genmoves per game at --time 0.2")
     parser.add_argument("--cold", type=int, default=10,
                         help="genmoves of a fresh process with an empty numba cache")

@@ -149,7 +149,7 @@ def compare_stats(name: str, c_dir: Path, count: int, seed: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("games", nargs="*", default=list(GAMES),
                         help="the games to measure (default: all five)")
     parser.add_argument("--c-reference", type=Path, default=Path("/tmp/perfref"),

@@ -116,7 +116,7 @@ def line(name: str, values: list[float]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--runs", type=int, default=5, help="server starts to time")
     parser.add_argument("--clicks", type=int, default=40, help="legal clicks per game")
     args = parser.parse_args()

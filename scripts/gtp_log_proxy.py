@@ -23,7 +23,7 @@ import time
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("logfile", help="the file the commands are appended to")
     parser.add_argument("engine", nargs=argparse.REMAINDER,
                         help="the engine's command line (program and arguments)")

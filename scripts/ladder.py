@@ -143,7 +143,7 @@ def match(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--games", default=",".join(available_games()),
                         help="comma-separated games (default: every game)")
     parser.add_argument("--match", action="append", default=None, metavar="A-B",

@@ -54,7 +54,7 @@ def write(folder: Path) -> list[Path]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("folder", nargs="?", type=Path, default=IMAGES,
                         help=f"where to write the pictures (default {IMAGES})")
     folder = parser.parse_args().folder

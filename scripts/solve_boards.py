@@ -394,7 +394,7 @@ def brax_table(data: dict[str, Any]) -> list[str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--budget", type=float, default=300.0,
                         help="seconds at most per solve (a tenth of it per ending)")
     parser.add_argument("--memory", type=float, default=512.0,

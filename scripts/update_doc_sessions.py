@@ -20,7 +20,7 @@ from tests.doc_sessions import DOCS, blocks, normalise, replay
 
 def main() -> None:
     parser = argparse.ArgumentParser(
-        description=(__doc__ or "").splitlines()[0],
+        description=" ".join((__doc__ or "").split("\n\n")[0].split()),
         epilog="Run it as python -m scripts.update_doc_sessions from the project root.",
     )
     parser.add_argument(

@@ -37,7 +37,7 @@ def test_script_help_describes_every_argument(
         module.main()
     assert len(parsers) == 1, f"scripts.{name} parses no arguments"
     parser = parsers[0]
-    assert parser.description
+    assert parser.description and parser.description.endswith(".")  # a whole sentence
     undescribed = [action.option_strings or action.dest for action in parser._actions
                    if not action.help or action.help == argparse.SUPPRESS]
     assert undescribed == []
