@@ -16,7 +16,7 @@ The transposition table is one fixed array (bounded memory) of 16-byte entries i
 four, a bucket to a 64-byte cache line. An entry is two words: its numbers packed in one
 (:func:`pack`: the proof and disproof numbers in 28 bits each, exact for 0, "infinite" and
 :data:`UNKNOWN`, larger ones held at :data:`CAP`; the work of its subtree on a logarithmic
-scale in 8 bits), and its key mixed with that word in the other, so that a read finds the
+scale in 8 bits), and its key xor that word in the other, so that a read finds the
 key only with the numbers it was written with (:func:`tt_get`). A key is a 64-bit hash of
 the game's key of the state (``r_key``: by default a hash of the whole state array) and the
 attacker; a new entry replaces the entry of the bucket whose subtree took the least work.
@@ -64,7 +64,7 @@ INF = np.int64(1) << np.int64(40)
 UNKNOWN = np.int64(1) << np.int64(30)
 BUCKET = 4
 # the two words of an entry
-E_LOCK = 0  # the key, mixed with the numbers (see tt_get)
+E_LOCK = 0  # the key xor the numbers word (see _lock)
 E_NUMBERS = 1  # the numbers, packed (see pack)
 #: Bits of each of the proof and disproof numbers in an entry; the work takes the top 8.
 NUMBER_BITS = 28
@@ -91,7 +91,6 @@ M_DRAWLESS = 10  # 1: a game without draws, whose table is kept for one attacker
 N_META = 11
 
 _ATT = np.uint64(0x9E3779B97F4A7C15)
-_MIX = np.uint64(0xD6E8FEB86659FD93)
 
 
 @inline
@@ -144,10 +143,11 @@ def pack(pn: Any, dn: Any, work: Any) -> Any:
 
 @inline
 def _lock(h: Any, numbers: Any) -> Any:
-    """The lock word of an entry: its key mixed with its numbers word, so that an entry read
-    while another thread writes it (one word old, one new) fails the check of :func:`tt_get`
-    instead of pairing a key with another position's numbers."""
-    return h ^ (numbers * _MIX)
+    """The lock word of an entry: its key xor its numbers word (Hyatt and Mann's lockless
+    hashing), so that an entry read while another thread writes it (one word old, one new)
+    fails the check of :func:`tt_get` instead of pairing a key with another position's
+    numbers."""
+    return h ^ numbers
 
 
 @inline
@@ -238,7 +238,7 @@ def merge(table: Any, more: Any) -> int:
         numbers = more[i, E_NUMBERS]
         if numbers == np.uint64(0):
             continue
-        _store_packed(table, more[i, E_LOCK] ^ (numbers * _MIX), numbers)
+        _store_packed(table, more[i, E_LOCK] ^ numbers, numbers)
         stored += 1
     return stored
 
