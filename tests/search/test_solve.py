@@ -415,8 +415,9 @@ def test_an_entry_read_while_written_is_no_entry() -> None:
 
 def test_an_entry_keeps_proofs_exact_and_holds_large_numbers() -> None:
     """An entry's 28-bit numbers: 0, "infinite" and the depth limit's UNKNOWN read back as
-    they were, other numbers up to CAP too, and a larger one as CAP (an ordering hint, never
-    a proof); the work's code grows with the work, four steps to a doubling."""
+    they were, other numbers up to CAP too; a larger one as CAP, or from UNKNOWN on as
+    UNKNOWN (ordering hints, never a proof); the work's code grows with the work, four
+    steps to a doubling."""
     import numpy as np
 
     from engine.search.kernels import dfpn
@@ -436,6 +437,8 @@ def test_an_entry_keeps_proofs_exact_and_holds_large_numbers() -> None:
 
 
 def test_a_full_bucket_keeps_the_entries_of_most_work_and_proofs() -> None:
+    """A new entry in a full bucket takes the slot of the entry of least work; a proof
+    gives way to no entry that is not one."""
     import numpy as np
 
     from engine.search.kernels import dfpn
