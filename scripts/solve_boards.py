@@ -304,7 +304,10 @@ def first_move_solves(records: list[dict[str, Any]]) -> list[str]:
             if (record["game"], record["options"]) != (name, options):
                 continue
             limit = " (the limit)" if record["value"] == "unknown" else ""
-            lines.append(f"| {record['move']} | {record['value']} | {record['nodes']:,} | "
+            # what one of the two searches of a game with draws decided (Solution.bound),
+            # for the player who makes the move
+            bound = f", {record['bound']}" if record.get("bound") else ""
+            lines.append(f"| {record['move']} | {record['value']}{bound} | {record['nodes']:,} | "
                          f"{record['seconds']:,.0f}{limit} | {record['table']} |")
         lines.append("")
     return lines
