@@ -70,8 +70,9 @@ E_NUMBERS = 1  # the numbers, packed (see pack)
 NUMBER_BITS = 28
 _FIELD = (1 << NUMBER_BITS) - 1
 #: The largest number an entry holds other than INF and UNKNOWN: a larger one reads back as
-#: this, or from UNKNOWN on as UNKNOWN (never as a proof or disproof, which stay exact). Searches of hundreds of millions of
-#: nodes stored numbers below 2^17 (docs/design/kernels.md, "The solver").
+#: this, or from UNKNOWN on as UNKNOWN (never as a proof or disproof, which stay exact).
+#: Searches of hundreds of millions of nodes stored numbers below 2^17
+#: (docs/design/kernels.md, "The solver").
 CAP = _FIELD - 2
 #: Slots of each thread's marks of the positions on its stack (:func:`search`).
 BUSY = 4096
