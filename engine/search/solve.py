@@ -558,29 +558,30 @@ class Solver:
             with archive.open("header.npy") as part:
                 header = str(np.load(part))
             theirs, mine = json.loads(header), json.loads(self.header())
-            if theirs.get("layout") == 2:
+            earlier = theirs.get("layout") == 2
+            if earlier:
                 theirs["layout"] = TABLE_LAYOUT  # converted as it is read
             if {**theirs, "entries": 0} != {**mine, "entries": 0}:
                 raise ValueError(
                     f"{path} holds a table for {header}, not for {self.header()}")
             table = self.table
             entries = int(theirs["entries"])
-            if "table.npy" in archive.namelist() and entries == self.entries:
+            if not earlier and entries == self.entries:
                 with archive.open("table.npy") as part:
                     _read_into(part, table.reshape(-1).view(np.uint8), path, "table",
                                table.shape, table.dtype)
                 return self.used()
-            return self._merge_file(archive, path, entries)
+            return self._merge_file(archive, path, entries, earlier)
 
-    def _merge_file(self, archive: Any, path: Path, entries: int) -> int:
-        """Store the ``entries`` entries of a checkpoint's table in this one
-        (:meth:`load`), in pieces of a million."""
+    def _merge_file(self, archive: Any, path: Path, entries: int, earlier: bool) -> int:
+        """Store the ``entries`` entries of a checkpoint's table in this one (:meth:`load`),
+        in pieces of a million; ``earlier``: a table of layout 2, converted."""
         import numpy as np
 
         step = 2**20
         more = np.empty((step, 2), dtype=np.uint64)
         stored = 0
-        if "table.npy" in archive.namelist():
+        if not earlier:
             with archive.open("table.npy") as part:
                 _read_header(part, path, "table", (entries, 2), more.dtype)
                 for start in range(0, entries, step):

@@ -158,7 +158,7 @@ def tt_get(table: Any, h: Any) -> Any:
     b = int(h % np.uint64(nb)) * BUCKET
     for j in range(b, b + BUCKET):
         numbers = table[j, E_NUMBERS]
-        if table[j, E_LOCK] == _lock(h, numbers) and numbers != np.uint64(0):
+        if table[j, E_LOCK] == _lock(h, numbers):  # never an empty slot: h is never 0
             return (_number(numbers & np.uint64(_FIELD)),
                     _number((numbers >> np.uint64(NUMBER_BITS)) & np.uint64(_FIELD)))
     return np.int64(-1), np.int64(-1)
