@@ -18,7 +18,9 @@ scripts/solved/boards/, committed), and a run writes the page from them, solving
 boards that have no file there: delete a board's file to solve it again. Two files written
 by hand go into the page as well: scripts/solved/notes.md, how the boards were solved and
 what was not reached, and scripts/solved/first_moves.json, first moves decided by longer
-solves of their own, which the maps and the book take in.
+solves of their own, which the maps and the book take in. A board with the pie rule in
+:data:`FROM_FIRST_MOVES` is written from the first moves of the same board without it, once
+every one is decided, without a search.
 """
 
 from __future__ import annotations
@@ -55,6 +57,14 @@ BOARDS: list[tuple[str, dict[str, Any]]] = [
     ("flicker", {"size": 5, "pie": False}),
     ("trisq", {"size": 4}),
 ]
+
+#: Boards with the pie rule whose values come from the first moves of the same board without it
+#: (after the board's own solves and the first moves solved apart), once all are decided,
+#: without a search. Flicker has draws and its swap changes sides exactly, so after a first
+#: move the player who may swap wins if the move wins without the pie rule (by swapping) and
+#: if it loses (by playing on), and draws if it draws: the board is a draw if a first move
+#: draws, else a loss.
+FROM_FIRST_MOVES: list[tuple[str, dict[str, Any]]] = [("flicker", {"size": 5, "pie": True})]
 
 #: Boards with the pie rule up to this size are searched all the same, not decided by the pie
 #: rule (Solver.pie_stage), so that their maps check it.
@@ -290,6 +300,42 @@ def board_section(
     return lines, book
 
 
+def from_first_moves(
+    name: str, options: dict[str, Any], values: dict[str, str], images: str
+) -> tuple[list[str], list[dict[str, Any]], dict[str, str]] | None:
+    """The section and the book entries of the board ``options`` with the pie rule, from
+    ``values``, the first moves of the same board without it (:data:`FROM_FIRST_MOVES`),
+    and its map of first moves; None while a first move is not decided."""
+    if "unknown" in values.values():
+        return None
+    game = new_game(name, **options)
+    mover = game.player_name(game.to_move)
+    value = "draw" if "draw" in values.values() else "loss"
+    pie_map = {token: "draw" if v == "draw" else "loss" for token, v in values.items()}
+    swaps = [token for token, v in values.items() if v == "win"]
+    lines = [f"### {label(name, options)}", "",
+             f"- empty board: **{value}** for {mover} (the first player), from the values of "
+             "the first moves without the pie rule (no search)",
+             f"- first moves decided: {len(values)} of {len(values)}, from their values "
+             f"without the pie rule (no search): {game.player_name(1 - game.to_move)} swaps "
+             "after each that wins without it and plays on after each that loses", "",
+             f"![First moves of {label(name, options)}: W wins, L loses, D draws, "
+             f"? not decided]({images}/{picture_name(name, options)})", ""]
+    book = [{"options": options, "position": game.position_string(), "value": value,
+             "moves": []}]
+    for move in game.legal_moves():
+        token = game.format_move(move)
+        after = game.copy()
+        after.play(move)
+        if token in swaps:  # the swap wins for the player who may make it
+            book.append({"options": options, "position": after.position_string(),
+                         "value": "win", "moves": ["swap"]})
+        elif values[token] == "draw":
+            book.append({"options": options, "position": after.position_string(),
+                         "value": "draw", "moves": []})
+    return lines, book, pie_map
+
+
 def first_move_solves(records: list[dict[str, Any]]) -> list[str]:
     """The tables of the first moves solved apart (:data:`FIRST_MOVES`), one per board."""
     lines: list[str] = []
@@ -443,6 +489,14 @@ def main() -> None:
             write_picture(name, options, result["map"], args.images)
         images = Path(os.path.relpath(args.images, args.out.parent)).as_posix()
         lines, book = board_section(name, options, result, images, taken)
+        with_pie = {**options, "pie": True}
+        derived = None
+        if (name, with_pie) in FROM_FIRST_MOVES and "map" in result:
+            derived = from_first_moves(name, with_pie, result["map"], images)
+        if derived is not None:
+            lines += derived[0]
+            book += derived[1]
+            write_picture(name, with_pie, derived[2], args.images)
         body += lines
         books.setdefault(name, []).extend(book)
         print("\n".join(lines), file=sys.stderr, flush=True)

@@ -137,32 +137,41 @@ def brique_3_results(unknown: set[str], listed: list[str] | None = None) -> dict
             "table": [1000, 1.0]}
 
 
-def run_solve_boards(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                     results: dict[str, Any], records: list[dict[str, Any]]) -> str:
-    """``scripts/solve_boards.py --only brique --largest 3`` with Brique 3x3's ``results`` in
-    its cache (with the pie rule: every first move loses, by the rule), the first moves
-    ``records`` solved apart and notes of one line; the page it writes."""
+def write_solved_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str,
+                      kept: list[tuple[dict[str, Any], dict[str, Any]]],
+                      records: list[dict[str, Any]]) -> str:
+    """``scripts/solve_boards.py --only NAME --largest 3`` with the boards' results ``kept``
+    (options, results) in its cache, the first moves ``records`` solved apart and notes of one
+    line; the page it writes."""
     import scripts.solve_boards as solve_boards
 
     cache = tmp_path / "cache"
     cache.mkdir()
-    pie = {"size": 3, "pie": True}
-    game = new_game("brique", **pie)
-    by_rule = {"value": "loss", "by_pie_rule": True, "nodes": 0, "seconds": 0.0,
-               "winning": None, "undecided": False, "by_pie_rule_all": True, "replies": [],
-               "map": {game.format_move(move): "loss" for move in game.legal_moves()}}
-    for options, kept in ((BRIQUE_3, results), (pie, by_rule)):
-        name = f"{solve_boards.board_name('brique', options)}.json"
-        (cache / name).write_text(json.dumps(kept))
+    for options, results in kept:
+        (cache / f"{solve_boards.board_name(name, options)}.json").write_text(
+            json.dumps(results))
     (tmp_path / "notes.md").write_text(f"Notes:\n\n{solve_boards.FIRST_MOVE_SOLVES}\n")
     (tmp_path / "first.json").write_text(json.dumps(records))
     monkeypatch.setattr(sys, "argv", [
-        "solve_boards.py", "--only", "brique", "--largest", "3", "--cache", str(cache),
+        "solve_boards.py", "--only", name, "--largest", "3", "--cache", str(cache),
         "--out", str(tmp_path / "solved.md"), "--book", str(tmp_path / "book"),
         "--images", str(tmp_path / "images"), "--notes", str(tmp_path / "notes.md"),
         "--first-moves", str(tmp_path / "first.json")])
     solve_boards.main()
     return (tmp_path / "solved.md").read_text()
+
+
+def run_solve_boards(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                     results: dict[str, Any], records: list[dict[str, Any]]) -> str:
+    """:func:`write_solved_page` of Brique with Brique 3x3's ``results`` (with the pie rule:
+    every first move loses, by the rule)."""
+    pie = {"size": 3, "pie": True}
+    game = new_game("brique", **pie)
+    by_rule = {"value": "loss", "by_pie_rule": True, "nodes": 0, "seconds": 0.0,
+               "winning": None, "undecided": False, "by_pie_rule_all": True, "replies": [],
+               "map": {game.format_move(move): "loss" for move in game.legal_moves()}}
+    return write_solved_page(tmp_path, monkeypatch, "brique",
+                             [(BRIQUE_3, results), (pie, by_rule)], records)
 
 
 def record(move: str, value: str) -> dict[str, Any]:
@@ -202,6 +211,65 @@ def test_solve_boards_refuses_a_first_move_its_solves_contradict(
 ) -> None:
     with pytest.raises(SystemExit, match=f"gives {solved_apart['move']} as a"):
         run_solve_boards(tmp_path, monkeypatch, results, [solved_apart])
+
+
+@pytest.mark.parametrize("draw, unknown", [("", ""), ("a1", ""), ("", "c1")],
+                         ids=["no-draw", "a-draw", "one-undecided"])
+def test_solve_boards_writes_a_pie_board_from_the_first_moves_without_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, draw: str, unknown: str
+) -> None:
+    """A board with the pie rule written from the first moves without it (Flicker, whose
+    swap changes sides exactly): a loss for the first player if no first move draws, a draw
+    if one does; each first move a loss (a draw where it draws), the swap the book's winning
+    move after each first move that wins without the pie rule; no section while a first move
+    is undecided, even one decided by a solve of its own (a1 here) counting."""
+    import scripts.solve_boards as solve_boards
+
+    wins = {"a2", "b2", "c2"}  # Flicker 3x3's winning first moves (docs/solved.md)
+    plain, pie = {"size": 3, "pie": False}, {"size": 3, "pie": True}
+    game = new_game("flicker", **plain)
+    tokens = [game.format_move(move) for move in game.legal_moves()]
+    values = {t: "unknown" if t in ("a1", unknown) else "win" if t in wins else "loss"
+              for t in tokens}
+    results = {"value": "win", "by_pie_rule": False, "nodes": 3104, "seconds": 4.1,
+               "winning": sorted(wins), "undecided": False, "map": values, "map_nodes": 2732,
+               "map_seconds": 0.0, "by_pie_rule_all": False, "replies": []}
+    monkeypatch.setattr(solve_boards, "BOARDS", [("flicker", plain)])
+    monkeypatch.setattr(solve_boards, "FROM_FIRST_MOVES", [("flicker", pie)])
+    a1 = {"game": "flicker", "options": plain, "move": "a1", "value": "draw" if draw else "loss",
+          "nodes": 10, "seconds": 1, "table": "empty"}
+    page = write_solved_page(tmp_path, monkeypatch, "flicker", [(plain, results)], [a1])
+    pictures = tmp_path / "images"
+    if unknown:
+        assert "### Flicker 3x3, pie rule" not in page
+        assert not (pictures / "flicker-pie-true-size-3.svg").exists()
+        return
+    section = page.split("### Flicker 3x3, pie rule")[1]
+    value = "draw" if draw else "loss"
+    assert f"- empty board: **{value}** for Black (the first player), from the values" in section
+    assert "- first moves decided: 9 of 9, from their values without the pie rule" in section
+    picture = (pictures / "flicker-pie-true-size-3.svg").read_text()
+    marks = [picture.count(f">{mark}</text>") for mark in "WLD?"]
+    assert marks == ([0, 8, 1, 0] if draw else [0, 9, 0, 0])
+    book = json.loads((tmp_path / "book" / "flicker.json").read_text())
+    derived = [entry for entry in book if entry["options"] == pie]
+    empty = new_game("flicker", **pie)
+    assert derived[0] == {"options": pie, "position": empty.position_string(),
+                          "value": value, "moves": []}
+    after = {}  # the position after each first move, by its string
+    for token in tokens:
+        game = empty.copy()
+        game.play(game.parse_move(token))
+        after[game.position_string()] = (token, game)
+    by_move = {after[entry["position"]][0]: entry for entry in derived[1:]}
+    assert set(by_move) == wins | ({"a1"} if draw else set())
+    for token, entry in by_move.items():
+        if token in wins:
+            assert (entry["value"], entry["moves"]) == ("win", ["swap"])
+            game = after[entry["position"]][1]
+            assert game.parse_move("swap") in game.legal_moves()
+        else:
+            assert (entry["value"], entry["moves"]) == ("draw", [])
 
 
 def test_the_solved_page_is_what_its_results_give(
