@@ -377,14 +377,23 @@ class Solver:
         search that did finish (or the pie rule) tells: the player to move does not win
         ("at most a draw"), or does not lose ("at least a draw")."""
         mover = self.rule(state, 3)[0]
+        other = 0  # the opponent's win, where a first look at it decided it
+        if not drawless and pie is None:
+            # a first look of a few nodes at the opponent's win: the table (read from a
+            # checkpoint, or written by a search of that win alone) may hold its proof or
+            # disproof, which the mover's search would not read
+            other = self.prove(state, 1 - mover, deadline, min(LOOK_NODES, nodes or LOOK_NODES))
+            if other == 1:
+                return "loss", None
         first = -1 if pie == "first" else self.prove(state, mover, deadline, nodes)
         if first == 1:
             return "win", None
         if first == 0:
-            return "unknown", ("at least a draw" if pie == "swap" and not drawless else None)
+            return "unknown", ("at least a draw" if other == -1 or (pie == "swap" and not drawless)
+                               else None)
         if drawless:
             return "loss", None
-        if pie == "swap":
+        if pie == "swap" or other == -1:
             return "draw", None
         second = self.prove(state, 1 - mover, deadline, nodes)
         if second == 1:

@@ -12,7 +12,7 @@ import pytest
 
 from engine.games.core import Game
 from engine.games.registry import new_game
-from engine.search.solve import Solver, minimax
+from engine.search.solve import LOOK_NODES, Solver, minimax
 
 pytest.importorskip("numba")
 
@@ -180,22 +180,40 @@ def test_the_second_search_is_bounded_by_the_first(monkeypatch: pytest.MonkeyPat
     and loses (the second). With the second search cut short (ten nodes), the value is
     unknown, at most a draw for White. (In a game with draws the two searches share no
     table entries, and here each takes about 150,000 nodes: a cap on both cannot stop the
-    second alone.)"""
+    second alone.) Before both, a first look of LOOK_NODES nodes at Black's win decides
+    nothing."""
     game = new_game("flicker", size=4, pie=False)
     game.play_text("b2")
-    attackers: list[int] = []
+    calls: list[tuple[int, int | None]] = []
     prove = Solver.prove
 
     def second_cut(self: Solver, state: Any, attacker: int, deadline: float | None = None,
                    nodes: int | None = None, stop: Any = None) -> int:
-        attackers.append(attacker)
-        return prove(self, state, attacker, deadline, 10 if len(attackers) == 2 else nodes, stop)
+        calls.append((attacker, nodes))
+        cut = 10 if len(calls) == 3 else nodes
+        return prove(self, state, attacker, deadline, cut, stop)
 
     monkeypatch.setattr(Solver, "prove", second_cut)
     stopped = Solver(game, memory_mb=32).solve(game)
-    assert attackers == [game.to_move, 1 - game.to_move]
+    white, black = game.to_move, 1 - game.to_move
+    assert calls == [(black, LOOK_NODES), (white, None), (black, None)]
     assert (stopped.value, stopped.bound) == ("unknown", "at most a draw")
     assert stopped.nodes > 100_000  # the first search ran to its end
+
+
+def test_a_win_proven_alone_is_read_before_the_movers_search() -> None:
+    """Flicker 3x3 without the pie rule after b2: once Black's win alone is proven
+    (``Solver.prove``, as a long solve of one side does), a solve of the position reads the
+    loss for White from the table, in the first look at Black's win, without White's search
+    (which alone takes more nodes than the solve is allowed here)."""
+    game = new_game("flicker", size=3, pie=False)
+    game.play_text("b2")
+    white_alone = Solver(game, memory_mb=32)
+    assert white_alone.prove(white_alone.state(game), game.to_move, nodes=50) == 0
+    solver = Solver(game, memory_mb=32)
+    assert solver.prove(solver.state(game), 1 - game.to_move) == 1
+    found = solver.solve(game, nodes=50)
+    assert found.value == "loss" and found.nodes <= LOOK_NODES
 
 
 @pytest.mark.parametrize("name", ["brique", "flicker"])
