@@ -54,6 +54,23 @@ def test_book_move_is_played_and_reported_proven() -> None:
     assert best["move"] in book.lookup(game)["moves"]  # type: ignore[index]
 
 
+@pytest.mark.parametrize("first", ["a1", "a3", "c3"])
+def test_the_swap_is_played_after_a_first_move_that_wins(first: str) -> None:
+    """Flicker 5x5 with the pie rule, whose book is written from the first moves without it
+    (docs/solved.md): after a first move that wins without the pie rule, the engine swaps,
+    reported proven; after one that loses (c1), the book has no move (White must play on)."""
+    game = new_game("flicker", size=5, pie=True)
+    game.play_text(first)
+    engine, _ = build_engine(game, MctsPlayer(random.Random(1)), None, Limit(playouts=50))
+    response = engine.handle_line("gtpgames-analyze playouts 50")
+    assert response is not None
+    best = parse_line(response.split("\n")[-3])[0]
+    assert (best["move"], best["proven"]) == ("swap", "win")
+    loses = new_game("flicker", size=5, pie=True)
+    loses.play_text("c1")
+    assert book.lookup(loses) is None and book.proven_move(loses) is None
+
+
 @pytest.mark.parametrize(("size", "pie", "threads"), [(3, False, 1), (3, True, 2), (4, False, 1)])
 def test_self_play_winner_is_the_solved_side(size: int, pie: bool, threads: int) -> None:
     """The engine (solver on, on one thread or two) against itself: the side the solution says
