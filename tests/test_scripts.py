@@ -221,8 +221,9 @@ def test_solve_boards_writes_a_pie_board_from_the_first_moves_without_it(
     """A board with the pie rule written from the first moves without it (Flicker, whose
     swap changes sides exactly): a loss for the first player if no first move draws, a draw
     if one does; each first move a loss (a draw where it draws), the swap the book's winning
-    move after each first move that wins without the pie rule; no section while a first move
-    is undecided, even one decided by a solve of its own (a1 here) counting."""
+    move after each first move that wins without the pie rule. a1, which the board's map
+    leaves undecided, is decided by a solve of its own; no section while another first move
+    stays undecided."""
     import scripts.solve_boards as solve_boards
 
     wins = {"a2", "b2", "c2"}  # Flicker 3x3's winning first moves (docs/solved.md)
