@@ -149,6 +149,13 @@ def picture_name(name: str, options: dict[str, Any]) -> str:
     return board_name(name, options) + ".svg"
 
 
+def picture_line(name: str, options: dict[str, Any], images: str) -> str:
+    """The page's line that shows a board's map of first moves (``images``: where the page
+    finds the pictures)."""
+    return (f"![First moves of {label(name, options)}: W wins, L loses, D draws, "
+            f"? not decided]({images}/{picture_name(name, options)})")
+
+
 def write_picture(
     name: str, options: dict[str, Any], values: dict[str, str], directory: Path
 ) -> None:
@@ -291,8 +298,7 @@ def board_section(
     if name == "trisq":
         won = sorted(t for t, v in values.items() if v == "win")
         lines.append(f"- winning first placements: {' '.join(won) or '(none)'}")
-    lines += ["", f"![First moves of {label(name, options)}: W wins, L loses, D draws, "
-              f"? not decided]({images}/{picture_name(name, options)})", ""]
+    lines += ["", picture_line(name, options, images), ""]
     book += result["replies"]
     if "table" in result:
         entries, megabytes = result["table"]
@@ -312,22 +318,20 @@ def from_first_moves(
     mover = game.player_name(game.to_move)
     value = "draw" if "draw" in values.values() else "loss"
     pie_map = {token: "draw" if v == "draw" else "loss" for token, v in values.items()}
-    swaps = [token for token, v in values.items() if v == "win"]
     lines = [f"### {label(name, options)}", "",
              f"- empty board: **{value}** for {mover} (the first player), from the values of "
              "the first moves without the pie rule (no search)",
              f"- first moves decided: {len(values)} of {len(values)}, from their values "
              f"without the pie rule (no search): {game.player_name(1 - game.to_move)} swaps "
              "after each that wins without it and plays on after each that loses", "",
-             f"![First moves of {label(name, options)}: W wins, L loses, D draws, "
-             f"? not decided]({images}/{picture_name(name, options)})", ""]
+             picture_line(name, options, images), ""]
     book = [{"options": options, "position": game.position_string(), "value": value,
              "moves": []}]
     for move in game.legal_moves():
         token = game.format_move(move)
         after = game.copy()
         after.play(move)
-        if token in swaps:  # the swap wins for the player who may make it
+        if values[token] == "win":  # the swap wins for the player who may make it
             book.append({"options": options, "position": after.position_string(),
                          "value": "win", "moves": ["swap"]})
         elif values[token] == "draw":
@@ -490,10 +494,8 @@ def main() -> None:
         images = Path(os.path.relpath(args.images, args.out.parent)).as_posix()
         lines, book = board_section(name, options, result, images, taken)
         with_pie = {**options, "pie": True}
-        derived = None
-        if (name, with_pie) in FROM_FIRST_MOVES and "map" in result:
-            derived = from_first_moves(name, with_pie, result["map"], images)
-        if derived is not None:
+        if (name, with_pie) in FROM_FIRST_MOVES and "map" in result and (
+                derived := from_first_moves(name, with_pie, result["map"], images)):
             lines += derived[0]
             book += derived[1]
             write_picture(name, with_pie, derived[2], args.images)
