@@ -3,10 +3,14 @@ the table's size and use, on the empty small boards and on endings of random gam
 is compiled or loaded from the cache first, outside the time).
 
 Usage: python scripts/bench_solve.py [--memory MB] [--time S] [--nodes N] [--only GAME,...]
-[--threads N] [--size N] [--back PLIES,...] [--moves "M ..."] [--pie-rule use|search|both]
+[--threads N] [--size N] [--back PLIES,...] [--seeds S,...] [--moves "M ..."]
+[--pie-rule use|search|both]
 
 With --back the endings are taken that many plies before the end of the seeded game instead
-of at each board's own distance (``--only trisq --size 4 --back 12,14 --nodes 3000000``).
+of at each board's own distance (``--only trisq --size 4 --back 12,14 --nodes 3000000``);
+with --seeds, from the random game of each seed in turn (default: the game of seed 5 alone),
+to see how a solve grows with the distance from the end over several games
+(``--only trisq --size 4 --back 10,12,14 --seeds 1,2,3 --nodes 3000000``).
 
 With --threads N each solve runs on N threads sharing the table (``gtpgames solve
 --threads``); compare thread counts in one run by alternating invocations, since a shared
@@ -49,13 +53,13 @@ BOARDS: list[tuple[str, dict[str, Any], int]] = [
 ]
 
 
-def position(name: str, options: dict[str, Any], back: int) -> Game[Any]:
-    """The empty board, or the position ``back`` plies before the end of a random game
-    (seed 5), through its position string."""
+def position(name: str, options: dict[str, Any], back: int, seed: int = 5) -> Game[Any]:
+    """The empty board, or the position ``back`` plies before the end of the random game of
+    ``seed``, through its position string."""
     game = new_game(name, **options)
     if back == 0:
         return game
-    rng = random.Random(5)
+    rng = random.Random(seed)
     while game.outcome() is None:
         game.play(game.random_move(rng))
     for _ in range(min(back, len(game.history) - 1)):
@@ -75,6 +79,9 @@ def main() -> None:
     parser.add_argument("--back", default="",
                         help="comma-separated plies before the end of the seeded game, in "
                              "place of the boards' own (endings only)")
+    parser.add_argument("--seeds", default="",
+                        help="comma-separated seeds of the random games the endings are "
+                             "taken from (default: 5)")
     parser.add_argument("--nodes", type=int, default=None,
                         help="nodes at most per search (besides --time)")
     parser.add_argument("--moves", default="",
@@ -89,19 +96,22 @@ def main() -> None:
           "load |")
     print("|---|---|---|---|---|---|---|---|")
     backs = [int(back) for back in args.back.split(",") if back]
+    seeds = [int(seed) for seed in args.seeds.split(",") if seed]
     chosen = [
-        (name, options, back) for name, options, own in BOARDS
+        (name, options, back, seed) for name, options, own in BOARDS
         if (not only or name in only)
         and (args.size is None or options.get("size") == args.size)
+        for seed in (seeds if own and seeds else [5])
         for back in (backs if own and backs else [own])
     ]
-    for name, options, back in chosen:
-        game = position(name, options, back)
+    for name, options, back, seed in chosen:
+        game = position(name, options, back, seed)
         for token in args.moves.split():
             game.play_text(token)
         ways = {"use": [True], "search": [False], "both": [False, True]}[args.pie_rule]
         text = " ".join([name] + [f"{k}={v}" for k, v in options.items()])
         text += f", {back} plies from the end" if back else ""
+        text += f" of seed {seed}'s game" if back and seeds else ""
         text += f", after {args.moves}" if args.moves else ""
         text += f", {args.threads} threads" if args.threads > 1 else ""
         for pie in ways if options.get("pie") else [True]:

@@ -94,6 +94,25 @@ def test_bench_solve_takes_the_endings_asked_for() -> None:
 
 
 @pytest.mark.slow
+def test_bench_solve_takes_the_endings_of_each_seed() -> None:
+    """``--seeds`` takes the endings from the random game of each seed, one row a seed and
+    distance, and the empty board once."""
+    from scripts.bench_solve import position
+
+    done = subprocess.run([sys.executable, "-m", "scripts.bench_solve", "--only", "trisq",
+                           "--size", "4", "--back", "2", "--seeds", "1,2", "--nodes", "1000"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = [line.split(" | ") for line in done.stdout.splitlines()[2:]]
+    assert [row[0] for row in rows] == ["| trisq size=4, 2 plies from the end of seed 1's game",
+                                        "| trisq size=4, 2 plies from the end of seed 2's game",
+                                        "| trisq size=4"]
+    games = [position("trisq", {"size": 4}, 2, seed) for seed in (1, 2)]
+    assert games[0].position_string() != games[1].position_string()
+    assert all(game.outcome() is None for game in games)
+
+
+@pytest.mark.slow
 def test_bench_compile_compares_with_another_checkout(tmp_path: Path) -> None:
     """``--against DIR`` loads the kernel cold here and from DIR's sources, one row a round."""
     shutil.copytree(ROOT / "engine", tmp_path / "engine",
