@@ -77,15 +77,20 @@ def test_bench_endings_runs_small() -> None:
     assert "the engine in 0" in done.stdout
 
 
+def bench_solve_rows(*args: str) -> list[list[str]]:
+    """The table rows of ``scripts.bench_solve`` on Trisq 4x4 with ``args``, split in cells."""
+    done = subprocess.run([sys.executable, "-m", "scripts.bench_solve", "--only", "trisq",
+                           "--size", "4", *args],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return [line.split(" | ") for line in done.stdout.splitlines()[2:]]
+
+
 @pytest.mark.slow
 def test_bench_solve_takes_the_endings_asked_for() -> None:
     """``--back`` picks the endings' distances from the end of the seeded game, one row each,
     and ``--nodes`` bounds each search."""
-    done = subprocess.run([sys.executable, "-m", "scripts.bench_solve", "--only", "trisq",
-                           "--size", "4", "--back", "2,5", "--nodes", "1000"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout + done.stderr
-    rows = [line.split(" | ") for line in done.stdout.splitlines()[2:]]
+    rows = bench_solve_rows("--back", "2,5", "--nodes", "1000")
     assert [row[0] for row in rows] == ["| trisq size=4, 2 plies from the end",
                                         "| trisq size=4, 5 plies from the end",
                                         "| trisq size=4"]
@@ -99,11 +104,7 @@ def test_bench_solve_takes_the_endings_of_each_seed() -> None:
     distance, and the empty board once."""
     from scripts.bench_solve import position
 
-    done = subprocess.run([sys.executable, "-m", "scripts.bench_solve", "--only", "trisq",
-                           "--size", "4", "--back", "2", "--seeds", "1,2", "--nodes", "1000"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout + done.stderr
-    rows = [line.split(" | ") for line in done.stdout.splitlines()[2:]]
+    rows = bench_solve_rows("--back", "2", "--seeds", "1,2", "--nodes", "1000")
     assert [row[0] for row in rows] == ["| trisq size=4, 2 plies from the end of seed 1's game",
                                         "| trisq size=4, 2 plies from the end of seed 2's game",
                                         "| trisq size=4"]
