@@ -36,7 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.games.core import Game  # noqa: E402
+from engine.games.core import Game, GameError  # noqa: E402
 from engine.games.registry import new_game  # noqa: E402
 from engine.search import endings as brax_endings  # noqa: E402
 from engine.search.solve import PIE_SOURCE, Solver  # noqa: E402
@@ -78,7 +78,9 @@ NOTES = Path(__file__).resolve().parent / "solved" / "notes.md"
 #: First moves solved apart, by solves longer than a map's budget (``gtpgames solve ...
 #: --moves M``): records of the board (``game``, ``options``), the ``move``, its ``value`` for
 #: the player who makes it, the solve's ``nodes`` and ``seconds`` and the ``table`` it started
-#: from. The maps and the opening book take in those the board's own solves left unknown.
+#: from; for a loss, optionally the opponent's winning ``reply`` the solve proved
+#: (``Solver.winning_move`` on its table). The maps and the opening book take in those the
+#: board's own solves left unknown, and the book the replies.
 FIRST_MOVES = Path(__file__).resolve().parent / "solved" / "first_moves.json"
 
 #: Each board's results (what :func:`solve_board` returns) and the endings' lines, as JSON
@@ -256,6 +258,39 @@ def take_first_moves(
     return taken
 
 
+def first_move_reply(record: dict[str, Any]) -> tuple[Game[Any], str]:
+    """The position after the first move of a record of :data:`FIRST_MOVES` that gives the
+    opponent's winning ``reply``, and the reply's canonical token. SystemExit for a reply to
+    a move that does not lose, or one that is not a legal move there."""
+    name, options = record["game"], record["options"]
+    token, reply = record["move"], record["reply"]
+    if record["value"] != "loss":
+        raise SystemExit(f"{label(name, options)}: {FIRST_MOVES.name} gives a reply to "
+                         f"{token}, a {record['value']}: only a loss has a winning reply")
+    after = new_game(name, **options)
+    after.play_text(token)
+    try:
+        move = after.copy().play_text(reply)
+    except GameError as error:
+        raise SystemExit(f"{label(name, options)}: {FIRST_MOVES.name} gives the reply "
+                         f"{reply} to {token}: {error}") from None
+    return after, after.format_move(move)
+
+
+def first_move_replies(
+    name: str, options: dict[str, Any], records: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The opening book's entries for the winning replies to losing first moves that solves
+    of their own proved (:func:`first_move_reply`)."""
+    book: list[dict[str, Any]] = []
+    for record in records:
+        if (record["game"], record["options"]) == (name, options) and "reply" in record:
+            after, reply = first_move_reply(record)
+            book.append({"options": options, "position": after.position_string(),
+                         "value": "win", "moves": [reply]})
+    return book
+
+
 def board_section(
     name: str, options: dict[str, Any], result: dict[str, Any], images: str, taken: list[str]
 ) -> tuple[list[str], list[dict[str, Any]]]:
@@ -357,6 +392,9 @@ def first_move_solves(records: list[dict[str, Any]]) -> list[str]:
             # what one of the two searches of a game with draws decided (Solution.bound),
             # for the player who makes the move
             bound = f", {record['bound']}" if record.get("bound") else ""
+            if "reply" in record:
+                after, reply = first_move_reply(record)
+                bound += f" ({after.player_name(after.to_move)}'s reply {reply} wins)"
             lines.append(f"| {record['move']} | {record['value']}{bound} | {record['nodes']:,} | "
                          f"{record['seconds']:,.0f}{limit} | {record['table']} |")
         lines.append("")
@@ -493,6 +531,7 @@ def main() -> None:
             write_picture(name, options, result["map"], args.images)
         images = Path(os.path.relpath(args.images, args.out.parent)).as_posix()
         lines, book = board_section(name, options, result, images, taken)
+        book += first_move_replies(name, options, records)
         with_pie = {**options, "pie": True}
         if (name, with_pie) in FROM_FIRST_MOVES and "map" in result and (
                 derived := from_first_moves(name, with_pie, result["map"], images)):

@@ -220,6 +220,37 @@ def test_solve_boards_takes_in_the_first_moves_solved_apart(
     assert [picture.count(f">{mark}</text>") for mark in "WL?"] == [5, 3, 1]
 
 
+def test_solve_boards_puts_the_reply_to_a_losing_first_move_in_the_book(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first move solved apart as a loss, with the opponent's winning reply its solve
+    proved: the page's table names the reply and the opening book gets it as the proven
+    move after the first move (on 3x3 White wins after c1 by b2 or c3)."""
+    page = run_solve_boards(tmp_path, monkeypatch, brique_3_results({"c1"}),
+                            [{**record("c1", "loss"), "reply": "C3"}])
+    assert "| c1 | loss (White's reply c3 wins) | 1,234,567 | 60 | empty |" in page
+    after = new_game("brique", **BRIQUE_3)
+    after.play_text("c1")
+    book = json.loads((tmp_path / "book" / "brique.json").read_text())
+    assert {"options": BRIQUE_3, "position": after.position_string(), "value": "win",
+            "moves": ["c3"]} in book
+
+
+@pytest.mark.parametrize("reply, value, message", [
+    ("c1", "loss", "gives the reply c1 to c1: "),
+    ("z9", "loss", "gives the reply z9 to c1: "),
+    ("b2", "win", "gives a reply to c1, a win"),
+], ids=["occupied", "off-the-board", "to-a-win"])
+def test_solve_boards_refuses_a_reply_that_cannot_be(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reply: str, value: str, message: str
+) -> None:
+    """A reply that is no legal move after the first move, or one given to a first move
+    that is not a loss, stops the script with a message that names it."""
+    with pytest.raises(SystemExit, match=message):
+        run_solve_boards(tmp_path, monkeypatch, brique_3_results({"c1"}),
+                         [{**record("c1", value), "reply": reply}])
+
+
 @pytest.mark.parametrize("results, solved_apart", [
     (brique_3_results(set()), record("a1", "loss")),
     (brique_3_results({"c1"}, BRIQUE_3_WINS), record("c1", "win")),
