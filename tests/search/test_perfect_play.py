@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +18,8 @@ from protocol.server import build_engine
 from tests.protocol.test_analysis import parse_line
 
 pytest.importorskip("numba")
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.slow
@@ -69,6 +73,23 @@ def test_the_swap_is_played_after_a_first_move_that_wins(first: str) -> None:
     loses = new_game("flicker", size=5, pie=True)
     loses.play_text("c1")
     assert book.lookup(loses) is None and book.proven_move(loses) is None
+
+
+def test_the_proven_reply_to_a_losing_first_move_is_played() -> None:
+    """Each winning reply that a solve of its own proved after a losing first move
+    (scripts/solved/first_moves.json, with docs/solved.md's maps) is the engine's move there,
+    reported proven."""
+    records = json.loads((ROOT / "scripts" / "solved" / "first_moves.json").read_text())
+    replies = [record for record in records if "reply" in record]
+    assert replies  # Brique 6x6's c4
+    for record in replies:
+        game = new_game(record["game"], **record["options"])
+        game.play_text(record["move"])
+        engine, _ = build_engine(game, MctsPlayer(random.Random(1)), None, Limit(playouts=50))
+        response = engine.handle_line("gtpgames-analyze playouts 50")
+        assert response is not None
+        best = parse_line(response.split("\n")[-3])[0]
+        assert (best["move"], best["proven"]) == (record["reply"], "win")
 
 
 @pytest.mark.parametrize(("size", "pie", "threads"), [(3, False, 1), (3, True, 2), (4, False, 1)])
