@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 
 import pytest
 
@@ -18,8 +17,6 @@ from protocol.server import build_engine
 from tests.protocol.test_analysis import parse_line
 
 pytest.importorskip("numba")
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.slow
@@ -79,7 +76,9 @@ def test_the_proven_reply_to_a_losing_first_move_is_played() -> None:
     """Each winning reply that a solve of its own proved after a losing first move
     (scripts/solved/first_moves.json, with docs/solved.md's maps) is the engine's move there,
     reported proven."""
-    records = json.loads((ROOT / "scripts" / "solved" / "first_moves.json").read_text())
+    from scripts.solve_boards import FIRST_MOVES
+
+    records = json.loads(FIRST_MOVES.read_text())
     replies = [record for record in records if "reply" in record]
     assert replies  # Brique 6x6's c4
     for record in replies:
