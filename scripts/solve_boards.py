@@ -277,18 +277,33 @@ def first_move_reply(record: dict[str, Any]) -> tuple[Game[Any], str]:
     return after, after.format_move(move)
 
 
-def first_move_replies(
-    name: str, options: dict[str, Any], records: list[dict[str, Any]]
-) -> list[dict[str, Any]]:
-    """The opening book's entries for the winning replies to losing first moves that solves
-    of their own proved (:func:`first_move_reply`)."""
-    book: list[dict[str, Any]] = []
+def add_first_move_replies(
+    book: list[dict[str, Any]], name: str, options: dict[str, Any],
+    records: list[dict[str, Any]]
+) -> None:
+    """Add to a board's opening book entries (``book``) the winning replies to losing first
+    moves that solves of their own proved (:func:`first_move_reply`): an entry for the
+    position after the first move, or the reply added to the moves of the entry the board's
+    own solves wrote there (the book holds one entry a position). SystemExit where that
+    entry says the reply's player does not win."""
+    at = {entry["position"]: entry for entry in book if entry["options"] == options}
     for record in records:
-        if (record["game"], record["options"]) == (name, options) and "reply" in record:
-            after, reply = first_move_reply(record)
-            book.append({"options": options, "position": after.position_string(),
-                         "value": "win", "moves": [reply]})
-    return book
+        if (record["game"], record["options"]) != (name, options) or "reply" not in record:
+            continue
+        after, reply = first_move_reply(record)
+        position = after.position_string()
+        entry = at.get(position)
+        if entry is None:
+            entry = at[position] = {"options": options, "position": position,
+                                    "value": "win", "moves": []}
+            book.append(entry)
+        elif entry["value"] != "win":
+            raise SystemExit(f"{label(name, options)}: {FIRST_MOVES.name} gives the reply "
+                             f"{reply} to {record['move']}, but the board's solves give the "
+                             f"position after {record['move']} as a {entry['value']} for "
+                             f"{after.player_name(after.to_move)}")
+        if reply not in entry["moves"]:
+            entry["moves"].append(reply)
 
 
 def board_section(
@@ -531,7 +546,7 @@ def main() -> None:
             write_picture(name, options, result["map"], args.images)
         images = Path(os.path.relpath(args.images, args.out.parent)).as_posix()
         lines, book = board_section(name, options, result, images, taken)
-        book += first_move_replies(name, options, records)
+        add_first_move_replies(book, name, options, records)
         with_pie = {**options, "pie": True}
         if (name, with_pie) in FROM_FIRST_MOVES and "map" in result and (
                 derived := from_first_moves(name, with_pie, result["map"], images)):
