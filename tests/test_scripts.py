@@ -236,6 +236,19 @@ def test_solve_boards_puts_the_reply_to_a_losing_first_move_in_the_book(
             "moves": ["c3"]} in book
 
 
+def brique_3_results_after_c1(value: str, moves: list[str]) -> tuple[dict[str, Any], str]:
+    """Brique 3x3's results (:func:`brique_3_results`, every first move decided) with the
+    book entry of the board's own solves for the position after c1 (``value`` for White,
+    its winning ``moves``); and that position."""
+    after = new_game("brique", **BRIQUE_3)
+    after.play_text("c1")
+    position = after.position_string()
+    results = brique_3_results(set())
+    results["replies"] = [{"options": BRIQUE_3, "position": position, "value": value,
+                           "moves": moves}]
+    return results, position
+
+
 @pytest.mark.parametrize("listed, moves", [(["b2"], ["b2", "c3"]), (["c3", "b2"], ["c3", "b2"])],
                          ids=["another-reply", "the-same-reply"])
 def test_solve_boards_adds_the_reply_to_the_entry_the_board_has(
@@ -243,27 +256,19 @@ def test_solve_boards_adds_the_reply_to_the_entry_the_board_has(
 ) -> None:
     """Where the board's own solves wrote a book entry for the position after the losing
     first move, the reply joins its moves: the book keeps one entry for the position."""
-    after = new_game("brique", **BRIQUE_3)
-    after.play_text("c1")
-    results = brique_3_results(set())
-    results["replies"] = [{"options": BRIQUE_3, "position": after.position_string(),
-                           "value": "win", "moves": listed}]
+    results, position = brique_3_results_after_c1("win", listed)
     run_solve_boards(tmp_path, monkeypatch, results, [{**record("c1", "loss"), "reply": "C3"}])
     book = json.loads((tmp_path / "book" / "brique.json").read_text())
-    entries = [entry for entry in book if entry["position"] == after.position_string()
-               and entry["options"] == BRIQUE_3]
-    assert entries == [{"options": BRIQUE_3, "position": after.position_string(),
-                        "value": "win", "moves": moves}]
+    entries = [entry for entry in book
+               if entry["position"] == position and entry["options"] == BRIQUE_3]
+    assert entries == [{"options": BRIQUE_3, "position": position, "value": "win",
+                        "moves": moves}]
 
 
 def test_solve_boards_refuses_a_reply_where_the_board_has_a_loss(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    after = new_game("brique", **BRIQUE_3)
-    after.play_text("c1")
-    results = brique_3_results(set())
-    results["replies"] = [{"options": BRIQUE_3, "position": after.position_string(),
-                           "value": "loss", "moves": []}]
+    results, _ = brique_3_results_after_c1("loss", [])
     with pytest.raises(SystemExit, match="gives the reply c3 to c1, but the board's solves "
                        "give the position after c1 as a loss for White"):
         run_solve_boards(tmp_path, monkeypatch, results,
