@@ -742,6 +742,18 @@ def test_threads_share_the_budget_and_add_up_their_statistics(brique_kernel: Any
     assert timed.iterations > 0 and sum(s.visits for s in timed.stats) == timed.iterations
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_deadline_passed_before_the_search_began_still_leaves_a_searched_move(
+    brique_kernel: Any, threads: int
+) -> None:
+    """Setting up the trees can take a whole short budget on a loaded machine: the search
+    then runs one slice rather than answer the first legal move unsearched."""
+    game = random_position(random.Random(5), 6, True, 3)
+    result = brique_kernel.search(game, Limit(time=0.0, threads=threads), random.Random(7))
+    assert 0 < result.iterations == sum(s.visits for s in result.stats)
+    assert result.stats[0].visits > 0 and result.best == result.stats[0].move
+
+
 def test_search_stops_when_asked(brique_kernel: Any) -> None:
     calls = []
 
