@@ -728,7 +728,6 @@ class KernelSearcher:
         sizes = [64] * threads
         next_report = start + interval
         pool = ThreadPoolExecutor(threads - 1) if threads > 1 else None
-        ran = False
         try:
             while not any(tree.root_proof for tree in trees):
                 left = [
@@ -736,11 +735,6 @@ class KernelSearcher:
                     for tree, share, d, size in zip(trees, shares, done, sizes, strict=True)
                 ]
                 if max(left) <= 0 or limit.stop():
-                    break
-                # A deadline is honoured once a slice has run: one that passed while the
-                # trees were set up (a loaded machine) still leaves a searched move, not
-                # the first legal one.
-                if deadline is not None and ran and time.perf_counter() >= deadline:
                     break
                 if pool is None:
                     took = [_timed_run(first, left[0])]
@@ -750,7 +744,11 @@ class KernelSearcher:
                         for tree, n in zip(trees[1:], left[1:], strict=True)
                     ]
                     took = [_timed_run(first, left[0])] + [f.result() for f in others]
-                ran = True
+                # The deadline is checked after a slice: one that passed while the trees were
+                # set up (a loaded machine) still leaves a searched move, not the first legal
+                # one.
+                if deadline is not None and time.perf_counter() >= deadline:
+                    break
                 remaining = None if deadline is None else deadline - time.perf_counter()
                 for i, tree in enumerate(trees):
                     if left[i] <= 0:
