@@ -538,6 +538,8 @@ def solve(
     typer.echo(f"time: {found.seconds:.2f} s")
     typer.echo(f"table: {solver.used()} of {solver.entries} entries "
                f"({solver.memory_bytes() / 2**20:.1f} MB with the stack)")
+    if found.move is not None and found.winning is None:
+        typer.echo(f"winning move: {found.move}")
     if found.winning is not None:
         typer.echo("winning moves: " + (" ".join(found.winning) or "(none)"))
         if found.undecided:

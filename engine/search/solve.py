@@ -144,6 +144,9 @@ class Solution:
     #: In a game with draws, when the value is "unknown" but one of its two searches (or the
     #: pie rule) decided: what the player to move is sure of.
     bound: Bound | None = None
+    #: A winning move (text) of a position won by a search or in the table of Brax endings:
+    #: the one the proof goes through, read without a further search.
+    move: str | None = None
 
 
 class Solver:
@@ -416,27 +419,34 @@ class Solver:
             ending = endings.lookup(game)
             if ending is not None:
                 winning = None
-                if all_moves and ending.value == "win":
+                if ending.value == "win":
                     winning = [game.format_move(m) for m in endings.winning_moves(game)]
-                return Solution(ending.value, 0, time.monotonic() - start, winning,
-                                plies=ending.plies, source="the table of Brax endings")
+                return Solution(ending.value, 0, time.monotonic() - start,
+                                winning if all_moves else None, plies=ending.plies,
+                                source="the table of Brax endings",
+                                move=winning[0] if winning else None)
         deadline = None if seconds is None else start + seconds
         before = self.nodes
         drawless = game.name in DRAWLESS
         stage = self.pie_stage(game)
+        move = None
         if stage is not None and drawless:
             value: Value = "win" if stage == "swap" else "loss"
             source: str | None = PIE_SOURCE
             bound: Bound | None = None
         else:
-            value, bound = self.bounded_value(self.state(game), deadline, nodes, drawless,
-                                              stage)
+            state = self.state(game)
+            value, bound = self.bounded_value(state, deadline, nodes, drawless, stage)
             source = None if stage is None else PIE_BOUND
+            if value == "win":
+                # the last search was the mover's, and proved the root: its frames hold it
+                found = self._read_move(game, state, self.rule(state, 3)[0])
+                move = None if found is None else game.format_move(found)
         winning = undecided = None
         if all_moves and value == "win":
             winning, undecided = self.winning_moves(game, deadline, nodes)
         return Solution(value, self.nodes - before, time.monotonic() - start, winning,
-                        undecided, source=source, bound=bound)
+                        undecided, source=source, bound=bound, move=move)
 
     def pie_stage(self, game: Game[Any]) -> Literal["swap", "first"] | None:
         """Where the pie rule bounds the value of ``game`` for its player to move (a game of
@@ -483,6 +493,12 @@ class Solver:
         mover = self.rule(state, 3)[0]
         if self.prove(state, mover, deadline, nodes, stop) != 1:
             return None
+        return self._read_move(game, state, mover)
+
+    def _read_move(self, game: Game[Any], state: Any, mover: int) -> Any | None:
+        """After :meth:`prove` returned 1 for ``mover`` in the array ``state`` of ``game``:
+        the move (of one or several steps) the proof goes through, or None when the proof
+        of a later step of it is no longer in the table."""
         codes: list[int] = []
         while True:
             # the step the proof goes through, read from the search's root: no search of

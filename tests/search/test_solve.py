@@ -95,7 +95,9 @@ def test_small_boards_match_minimax(name: str, options: dict[str, object], pie: 
     if found.value == "win":
         assert found.winning is not None
         assert set(found.winning) == winning_by_minimax(game.copy())
+        assert found.move in found.winning  # the move the proof goes through
     else:
+        assert found.move is None
         # a lost position: every move of the mover is a win of the opponent
         for move in game.legal_moves():
             after = game.copy()
@@ -346,6 +348,7 @@ def test_endings_match_minimax(name: str, options: dict[str, object], setup: Any
         values.add(found.value)
         if found.value == "win":
             assert found.winning is not None
+            assert found.move in found.winning  # (each checked by minimax below)
             for token in found.winning:
                 after = game.copy()
                 move = after.parse_move(token)
@@ -686,6 +689,8 @@ def test_cli_solves_and_lists_winning_moves(tmp_path: Path) -> None:
     code, out, err = run_cli("brique", "--size", "3", "--option", "pie=off", "--memory", "8",
                              "--checkpoint", str(path))
     assert code == 0 and "nodes: 1\n" in out  # the root's proof came from the file
+    # without --all: the one winning move the proof goes through, read from the table
+    assert out.splitlines()[-1] in {f"winning move: {m}" for m in ("a1", "a2", "b2", "b3", "c3")}
     assert err.startswith("gtpgames: ") and f"table entries read from {path}" in err
     code, out, _ = run_cli("brique", "--size", "3", "--moves", "a1", "--memory", "8",
                            "--threads", "2", "--all")
