@@ -144,8 +144,8 @@ class Solution:
     #: In a game with draws, when the value is "unknown" but one of its two searches (or the
     #: pie rule) decided: what the player to move is sure of.
     bound: Bound | None = None
-    #: A winning move (text) of a position won by a search or in the table of Brax endings:
-    #: the one the proof goes through, read without a further search.
+    #: A winning move (text) of a won position: the one the search's proof goes through,
+    #: read without a further search, or the fastest in the table of Brax endings.
     move: str | None = None
 
 
