@@ -657,3 +657,71 @@ def test_perft_file_matches_reference_slow(case: PerftCase) -> None:
 @pytest.mark.parametrize(("n", "pie", "depth"), [(3, True, 4), (4, False, 3), (6, True, 2)])
 def test_engine_perft_matches_reference(n: int, pie: bool, depth: int) -> None:
     assert Brique(size=n, pie=pie).perft(depth) == Reference(n, pie).perft(depth)
+
+
+# ----------------------------------------------------------------- an extra stone never hurts
+
+
+def with_stone(game: Brique, square: int, colour: int) -> Brique:
+    """``game`` with one more stone of ``colour`` on the empty ``square``, and the fills it
+    forces (only ever ``colour``'s), the same side to move."""
+    from engine.games.position_text import encode_board
+
+    n = game.n
+    cells = list(game.cells())
+    cells[square] = colour
+    changed = True
+    while changed:
+        changed = False
+        for q, esc in enumerate(game.geo.escorts):
+            if len(esc) == 2 and cells[q] != colour and all(cells[e] == colour for e in esc):
+                cells[q] = colour
+                changed = True
+    codes = {BLACK: "x", WHITE: "o"}
+    rows = [[codes.get(cells[r * n + f]) for f in range(n)] for r in reversed(range(n))]
+    side = "bw"[game.to_move]
+    return Brique.from_position_string(f"{encode_board(rows)} {side} -", pie=False)
+
+
+@pytest.mark.parametrize(("n", "seed", "plies"), [(4, 6, (4, 8)), (5, 7, (11, 15))])
+def test_an_extra_stone_never_hurts_its_owner(n: int, seed: int, plies: tuple[int, int]) -> None:
+    """Monotony, the lemma some results on 6x6 stand on (docs/solved.md, with its proof): a
+    position is worth at least as much to a player with one more stone of theirs on it (and
+    the fills that stone forces), whoever is to move. Random positions of 4x4 and 5x5 without
+    the pie rule, each empty square, each colour, by exhaustive minimax."""
+    from engine.games.core import PositionError
+    from engine.search.solve import minimax
+
+    memo: dict[str, int] = {}
+
+    def value(game: Brique, player: int) -> int:
+        outcome = game.outcome()
+        if outcome is not None:
+            return 1 if outcome.winner == player else -1
+        v = minimax(game, memo)
+        return v if game.to_move == player else -v
+
+    rng = random.Random(seed)
+    seen: dict[tuple[int, int], int] = {}
+    for _ in range(4):
+        game = Brique(size=n, pie=False)
+        for _ in range(rng.randrange(*plies)):
+            if game.is_over():
+                break
+            game.play(game.random_move(rng))
+        if game.is_over():
+            continue
+        for colour in (BLACK, WHITE):
+            before = value(game, colour)
+            for square in range(n * n):
+                if game.cells()[square] != -1:
+                    continue
+                try:
+                    more = with_stone(game, square, colour)
+                except PositionError:
+                    continue  # the mover already connected: not a position of the game
+                after = value(more, colour)
+                assert after >= before, (game.position_string(), square, colour)
+                seen[(before, after)] = seen.get((before, after), 0) + 1
+    # both values occur, and some extra stones turn a loss into a win
+    assert seen.get((-1, 1), 0) > 0 and seen.get((1, 1), 0) > 0 and seen.get((-1, -1), 0) > 0
