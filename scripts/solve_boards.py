@@ -37,6 +37,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.games.core import Game, GameError  # noqa: E402
+from engine.games.grid import coords  # noqa: E402
 from engine.games.registry import new_game  # noqa: E402
 from engine.search import endings as brax_endings  # noqa: E402
 from engine.search.solve import PIE_SOURCE, Solver  # noqa: E402
@@ -306,6 +307,22 @@ def add_first_move_replies(
             entry["moves"].append(reply)
 
 
+def centre_first(game: Game[Any], tokens: list[str]) -> list[str]:
+    """First moves of a square board, those nearest its centre first (in the given order
+    where as near). The book's first winning move is the one the engine plays, and where the
+    board is not solved to the end the engine must then find the win by its own search:
+    the proven wins from the centre have the smaller proofs (docs/solved.md: Brique 6x6's c3
+    against its a1), so the search has the better chance."""
+    n = int(game.options["size"])
+
+    def distance(token: str) -> int:
+        move = game.parse_move(token)
+        f, r = coords(getattr(move, "square", getattr(move, "point", 0)), n)
+        return (2 * f - n + 1) ** 2 + (2 * r - n + 1) ** 2
+
+    return sorted(tokens, key=distance)
+
+
 def board_section(
     name: str, options: dict[str, Any], result: dict[str, Any], images: str, taken: list[str]
 ) -> tuple[list[str], list[dict[str, Any]]]:
@@ -327,16 +344,18 @@ def board_section(
         return lines + ["- first moves: not solved", ""], book
     values: dict[str, str] = result["map"]
     winning = result["winning"]
+    listed = winning
     if value == "win" and result["undecided"]:
         # the listing ran out of time: the winning moves are those the first moves' own
         # solves proved (each a loss for the opponent after it)
         winning = [token for token, v in values.items() if v == "win"]
+        listed = centre_first(game, winning)
         lines.append(f"- winning first moves: {' '.join(winning)} (each proven by a solve of "
-                     "the position after it)")
+                     "the position after it, or of those after each reply)")
     elif value == "win" and winning is not None:
         lines.append(f"- winning first moves: {' '.join(winning) or '(none)'}")
     book.append({"options": options, "position": game.position_string(), "value": value,
-                 "moves": winning or []})
+                 "moves": listed or []})
     decided = sum(v != "unknown" for v in values.values())
     if result["by_pie_rule_all"]:
         lines.append(f"- first moves decided: {decided} of {len(values)}, by the pie rule "
