@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.games.brique import SWAP, Brique, BriqueMove, fast_playout
+from engine.games.brique import EMPTY, SWAP, Brique, BriqueMove, fast_playout
 from engine.games.core import BLACK, WHITE, GameError, IllegalMoveError, MoveSyntaxError
 from tests.perft_file import PERFT_DIR, PerftCase, read_perft_file
 
@@ -714,7 +714,7 @@ def test_an_extra_stone_never_hurts_its_owner(n: int, seed: int, plies: tuple[in
         for colour in (BLACK, WHITE):
             before = value(game, colour)
             for square in range(n * n):
-                if game.cells()[square] != -1:
+                if game.cells()[square] != EMPTY:
                     continue
                 try:
                     more = with_stone(game, square, colour)
