@@ -670,13 +670,9 @@ def with_stone(game: Brique, square: int, colour: int) -> Brique:
     n = game.n
     cells = list(game.cells())
     cells[square] = colour
-    changed = True
-    while changed:
-        changed = False
-        for q, esc in enumerate(game.geo.escorts):
-            if len(esc) == 2 and cells[q] != colour and all(cells[e] == colour for e in esc):
-                cells[q] = colour
-                changed = True
+    for partner, target in game.geo.fills[square]:  # fills never cascade (B7)
+        if cells[partner] == colour:
+            cells[target] = colour
     codes = {BLACK: "x", WHITE: "o"}
     rows = [[codes.get(cells[r * n + f]) for f in range(n)] for r in reversed(range(n))]
     side = "bw"[game.to_move]
