@@ -37,7 +37,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.games.core import Game, GameError  # noqa: E402
-from engine.games.grid import coords  # noqa: E402
+from engine.games.notation import parse_point  # noqa: E402
 from engine.games.registry import new_game  # noqa: E402
 from engine.search import endings as brax_endings  # noqa: E402
 from engine.search.solve import PIE_SOURCE, Solver  # noqa: E402
@@ -316,8 +316,9 @@ def centre_first(game: Game[Any], tokens: list[str]) -> list[str]:
     n = int(game.options["size"])
 
     def distance(token: str) -> int:
-        move = game.parse_move(token)
-        f, r = coords(getattr(move, "square", getattr(move, "point", 0)), n)
+        point = parse_point(token, n, n)
+        assert point is not None, token
+        f, r = point
         return (2 * f - n + 1) ** 2 + (2 * r - n + 1) ** 2
 
     return sorted(tokens, key=distance)
